@@ -1,0 +1,55 @@
+# Two commands for a fresh machine: `make run` and `make test`. Both set everything up
+# (venv, pinned packages, Debian chromium for browser tests) and are quick when nothing changed.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8501
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test setup chromium lint bench screenshots lock clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+# Debian's chromium for the browser tests; skipped (with a message) where it cannot be installed.
+chromium:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian chromium for the browser tests..."; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    || echo "chromium could not be installed: browser tests will skip (they must run under CI=true)"; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
+	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    || echo "chromium could not be installed: browser tests will skip"; \
+	else echo "No root to install chromium: browser tests will skip (they must run under CI=true)"; fi
+
+test: $(STAMP) chromium
+	$(PY) -m pytest
+
+run: $(STAMP)
+	$(PY) -m workbench.ui.launch --port $(PORT)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+bench: $(STAMP)
+	$(PY) -m bench.run_all
+
+screenshots: $(STAMP) chromium
+	$(PY) scripts/screenshots.py
+
+# Re-pin requirements.txt from requirements.in.
+lock:
+	$(PY) -m pip install -q -r requirements.in
+	$(PY) -m pip freeze --exclude-editable | grep -v '^evidence-workbench' > requirements.txt
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,196 @@
+"""The `workbench` command line: the app's jobs, headless.
+
+Contract: exit 0 on success; exit 2 with one line on stderr for bad input or usage (never a
+traceback); `--json` prints one JSON object per line on stdout. Each command is a `_cmd_*`
+function; keep heavy imports inside them so `workbench --help` stays fast."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import WorkbenchError
+
+
+class UsageError(WorkbenchError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise UsageError(f"{self.prog}: {message} (see --help)")
+
+
+def emit(rows: Iterable[dict[str, Any]]) -> None:
+    for row in rows:
+        sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def read_lines(path: str) -> list[str]:
+    """Non-empty lines of a text file (quotes, questions, claims), stripped."""
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"{path}: no such file")
+    return [line.strip() for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def read_pdf_arg(path: str) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"{path}: no such file")
+    if p.is_dir():
+        raise UsageError(f"{path}: is a folder, not a PDF file")
+    return p
+
+
+def _settings():
+    from workbench.config import get_settings
+
+    return get_settings()
+
+
+# --- commands --------------------------------------------------------------------------------
+def _cmd_ingest(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_locate(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_runs(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_review(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_metrics(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    raise NotImplementedError
+
+
+# --- parser ----------------------------------------------------------------------------------
+SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
+EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="workbench", description="Auditable answers over PDFs: every sentence cites a verbatim, located quote.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("ingest", help="open PDFs, report pages, text layer and warnings")
+    s.add_argument("files", nargs="+", metavar="FILE")
+    s.add_argument("--password")
+    s.add_argument("--source-type", choices=SOURCE_TYPES, default="other")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_ingest)
+
+    s = sub.add_parser("locate", help="find quotes in a PDF: page, offsets, SHA-256, boxes")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--quotes", required=True, metavar="QUOTES_FILE", help="one quote per line")
+    s.add_argument("--password")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_locate)
+
+    s = sub.add_parser("ask", help="answer questions with verified, cited evidence")
+    s.add_argument("files", nargs="+", metavar="FILE")
+    q = s.add_mutually_exclusive_group(required=True)
+    q.add_argument("--question")
+    q.add_argument("--questions", metavar="FILE", help="one question per line; writes a JSON list")
+    s.add_argument("--backend", default=None, help="rules (default, offline) or openai")
+    s.add_argument("--out", metavar="OUT.json")
+    s.add_argument("--source-type", choices=SOURCE_TYPES)
+    s.add_argument("--password")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_ask)
+
+    s = sub.add_parser("verify", help="check claims against a PDF, sentence by sentence")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--claims", required=True, metavar="CLAIMS_FILE", help="one claim per line")
+    s.add_argument("--backend", default=None)
+    s.add_argument("--password")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_verify)
+
+    s = sub.add_parser("runs", help="list stored runs, newest first")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_runs)
+
+    s = sub.add_parser("show", help="a stored run's audit trail with verdicts and human labels")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_show)
+
+    s = sub.add_parser("review", help="record a human label on an evidence item (append-only)")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("evidence_id", metavar="EVIDENCE_ID")
+    s.add_argument("--label", required=True, choices=["supported", "unsupported", "reset"])
+    s.add_argument("--reviewer", required=True)
+    s.add_argument("--note", default="")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_review)
+
+    s = sub.add_parser("history", help="review events in time order")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("evidence_id", nargs="?", metavar="EVIDENCE_ID")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_history)
+
+    s = sub.add_parser("metrics", help="verifier vs human agreement, review progress")
+    s.add_argument("run", nargs="?", metavar="RUN")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_metrics)
+
+    s = sub.add_parser("export", help="export runs: citations, audit trail, annotated PDF, relabels")
+    s.add_argument("runs", nargs="+", metavar="RUN")
+    s.add_argument("--format", required=True, choices=EXPORT_FORMATS)
+    s.add_argument("--out", required=True, metavar="PATH")
+    s.add_argument("--force", action="store_true", help="export despite the safety gate (needs --reason)")
+    s.add_argument("--reason")
+    s.set_defaults(func=_cmd_export)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.func(args) or 0)
+    except WorkbenchError as exc:
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"workbench: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("workbench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
