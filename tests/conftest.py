@@ -65,3 +65,25 @@ def make_pdf(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return _make
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may touch the network: only loopback and Unix sockets connect."""
+    import ipaddress
+    import socket
+
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address, *args, **kwargs):
+        if isinstance(address, tuple) and address:
+            host = str(address[0])
+            try:
+                ok = ipaddress.ip_address(host).is_loopback
+            except ValueError:
+                ok = host == "localhost"
+            if not ok:
+                raise OSError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
