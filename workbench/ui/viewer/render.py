@@ -1,0 +1,112 @@
+"""Page images for the viewer, rendered once per (document SHA-256, page, zoom).
+
+Rendering is the expensive part of showing a 352-page book, so it happens on demand (the
+browser asks for the pages near the viewport), is cached in an LRU, and concurrent
+requests for the same image wait for one render instead of repeating it."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+ZOOMS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0)
+
+
+def snap_zoom(z: float) -> float:
+    """Clamp a requested zoom to a few steps so the cache is shared between clients."""
+    return min(ZOOMS, key=lambda s: abs(s - z))
+
+
+class PageRenderer:
+    """Renders pages of stored PDFs as JPEG, keyed by document id (= SHA-256 of the bytes)."""
+
+    def __init__(self, load_pdf: Callable[[str], bytes], max_images: int = 192, max_docs: int = 4):
+        self._load_pdf = load_pdf
+        self._paths: dict[str, Path] = {}
+        self._docs: OrderedDict[str, tuple[object, threading.Lock]] = OrderedDict()
+        self._images: OrderedDict[tuple[str, int, float], bytes] = OrderedDict()
+        self._inflight: dict[tuple[str, int, float], threading.Event] = {}
+        self._lock = threading.Lock()
+        self._sizes: dict[str, list[tuple[float, float]]] = {}
+        self.max_images = max_images
+        self.max_docs = max_docs
+        self.renders = 0  # how many times a page was actually rendered (tests, bench)
+
+    def register_file(self, document_id: str, path: str | Path) -> None:
+        """Serve a PDF from a path instead of the workspace (the viewer benchmark)."""
+        self._paths[document_id] = Path(path)
+
+    def _doc(self, document_id: str):
+        import pymupdf
+
+        with self._lock:
+            if document_id in self._docs:
+                self._docs.move_to_end(document_id)
+                return self._docs[document_id]
+        path = self._paths.get(document_id)
+        data = path.read_bytes() if path else self._load_pdf(document_id)
+        doc = pymupdf.open(stream=data, filetype="pdf")
+        entry = (doc, threading.Lock())
+        with self._lock:
+            self._docs[document_id] = entry
+            while len(self._docs) > self.max_docs:
+                self._docs.popitem(last=False)
+        return entry
+
+    def page_sizes(self, document_id: str) -> list[tuple[float, float]]:
+        """(width, height) in points of each page's cropbox: the viewer's placeholders and
+        the frame of Span.rects."""
+        if document_id not in self._sizes:
+            doc, lock = self._doc(document_id)
+            with lock:
+                self._sizes[document_id] = [(round(p.rect.width, 2), round(p.rect.height, 2)) for p in doc]
+        return self._sizes[document_id]
+
+    def render(self, document_id: str, page: int, zoom: float) -> bytes:
+        """JPEG of a 1-based page at a snapped zoom. Raises IndexError for a page out of range."""
+        key = (document_id, page, snap_zoom(zoom))
+        while True:
+            with self._lock:
+                if key in self._images:
+                    self._images.move_to_end(key)
+                    return self._images[key]
+                wait = self._inflight.get(key)
+                if wait is None:
+                    self._inflight[key] = threading.Event()
+                    break
+            wait.wait(30)
+        try:
+            doc, lock = self._doc(document_id)
+            with lock:
+                if not 1 <= page <= doc.page_count:
+                    raise IndexError(f"page {page} is outside 1..{doc.page_count}")
+                import pymupdf
+
+                pix = doc[page - 1].get_pixmap(matrix=pymupdf.Matrix(key[2], key[2]), alpha=False)
+                img = pix.tobytes("jpeg", jpg_quality=82)
+                self.renders += 1
+            with self._lock:
+                self._images[key] = img
+                while len(self._images) > self.max_images:
+                    self._images.popitem(last=False)
+            return img
+        finally:
+            with self._lock:
+                self._inflight.pop(key).set()
+
+
+_renderer: PageRenderer | None = None
+_renderer_lock = threading.Lock()
+
+
+def get_renderer() -> PageRenderer:
+    """The process-wide renderer, reading PDFs through the service."""
+    global _renderer
+    with _renderer_lock:
+        if _renderer is None:
+            from workbench.ui.workspace import shared_workbench
+
+            _renderer = PageRenderer(lambda doc_id: shared_workbench().pdf_bytes(doc_id))
+        return _renderer

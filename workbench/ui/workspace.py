@@ -1,0 +1,33 @@
+"""The one Workbench per server process. Pages get it through `get_workbench()` (a
+st.cache_resource); the page-image route, which runs outside any script, through
+`shared_workbench()`. Both are the same object, so caches are shared."""
+
+from __future__ import annotations
+
+import threading
+
+import streamlit as st
+
+from workbench.config import get_settings
+from workbench.service import Workbench
+
+_lock = threading.Lock()
+_instance: Workbench | None = None
+
+
+def shared_workbench() -> Workbench:
+    global _instance
+    with _lock:
+        if _instance is None or _instance.settings.data_dir != get_settings().data_dir:
+            _instance = Workbench(get_settings())
+        return _instance
+
+
+@st.cache_resource(show_spinner=False)
+def _cached(data_dir: str) -> Workbench:
+    return shared_workbench()
+
+
+def get_workbench() -> Workbench:
+    """The workspace for this server, keyed by data dir (tests switch WORKBENCH_DATA_DIR)."""
+    return _cached(str(get_settings().data_dir))
