@@ -1,0 +1,46 @@
+"""Engines for SQLite (embedded default) and PostgreSQL (teams).
+
+SQLite: WAL (readers never block the writer), foreign keys on, a busy timeout so concurrent
+processes wait instead of failing, synchronous=FULL so a committed review survives a crash, and
+transactions we begin ourselves so writers can take the write lock up front (BEGIN IMMEDIATE)
+instead of failing on a read-to-write lock upgrade."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+BUSY_TIMEOUT_MS = 30_000
+IMMEDIATE = "workbench_sqlite_immediate"  # execution option: BEGIN IMMEDIATE on SQLite
+
+
+def make_engine(url: str) -> Engine:
+    u = make_url(url)
+    if u.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    if u.database and u.database != ":memory:":
+        Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record) -> None:  # noqa: ANN001 - DBAPI objects
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = FULL")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn) -> None:  # noqa: ANN001
+        immediate = conn.get_execution_options().get(IMMEDIATE, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"

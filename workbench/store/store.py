@@ -1,0 +1,309 @@
+"""The store: documents (content-addressed, bytes kept), stable evidence IDs, runs and
+append-only review events, on SQLite (default) or PostgreSQL (settings.database_url).
+
+Every write is one short transaction. Review events are written under a lock on their run
+(SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT … FOR UPDATE on the run row), so the label an event
+replaces (`previous_label`) is computed in the same transaction that appends it: two reviewers
+labelling at once both land, in a definite order."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from workbench.config import Settings, get_settings
+from workbench.errors import HashMismatchError, NotFoundError, WorkbenchError
+from workbench.models import ID_PREFIX, Document, ReviewEvent, Run, utcnow
+from workbench.store import migrate
+from workbench.store.engine import IMMEDIATE, is_sqlite, make_engine
+from workbench.store.tables import DocumentRow, EvidenceIdRow, ReviewEventRow, RunEvidenceRow, RunRow
+
+SENTENCE_ID = re.compile(r"^SENT-(\d+)$")  # an answer sentence, 1-based: SENT-1 is the first
+_RETRIES = 20
+
+_D, _E, _R, _RE, _EV = (t.__table__ for t in (DocumentRow, EvidenceIdRow, RunRow, RunEvidenceRow, ReviewEventRow))
+
+
+def _aware(dt: datetime) -> datetime:
+    """SQLite hands datetimes back naive; everything we store is UTC."""
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def _utc(dt: datetime) -> datetime:
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
+
+
+def verdict_of(verified: bool | None) -> str | None:
+    return None if verified is None else ("supported" if verified else "unsupported")
+
+
+class Store:
+    """One database. Cheap to construct; connects and migrates (`alembic upgrade head`) on first use."""
+
+    def __init__(self, settings: Settings | None = None, *, url: str | None = None):
+        self.settings = settings or get_settings()
+        self.url = url or self.settings.db_url
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+
+    # --- plumbing ----------------------------------------------------------------------------
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            with self._lock:
+                if self._engine is None:
+                    if self.url.startswith("sqlite") and self.settings.database_url is None:
+                        self.settings.ensure_dirs()
+                    engine = make_engine(self.url)
+                    try:
+                        migrate.upgrade(engine)
+                    except OperationalError as exc:
+                        engine.dispose()
+                        raise WorkbenchError(
+                            f"cannot open the store at {engine.url.render_as_string(hide_password=True)}: "
+                            f"{str(exc.orig).strip()}; check WORKBENCH_DATABASE_URL / WORKBENCH_DATA_DIR"
+                        ) from exc
+                    self._engine = engine
+        return self._engine
+
+    def dispose(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        """A write transaction that holds the write lock from its first statement (SQLite)."""
+        with self.engine.connect() as conn:
+            if is_sqlite(self.engine):
+                conn.execution_options(**{IMMEDIATE: True})
+            with conn.begin():
+                yield conn
+
+    # --- documents ---------------------------------------------------------------------------
+    def put_document(self, doc: Document, pdf_bytes: bytes) -> None:
+        """Keep a PDF and its metadata. Idempotent: the same bytes are one document; storing it
+        again only refreshes filename/source type/metadata, never the bytes."""
+        sha = hashlib.sha256(pdf_bytes).hexdigest()
+        if sha != doc.id:
+            raise HashMismatchError(f"document id {doc.id[:12]}… is not the SHA-256 of its bytes ({sha[:12]}…)")
+        values = dict(filename=doc.filename, source_type=doc.source_type, meta=doc.model_dump_json(),
+                      size_bytes=len(pdf_bytes))
+        for _ in range(_RETRIES):
+            try:
+                with self._write() as conn:
+                    if conn.execute(select(_D.c.id).where(_D.c.id == doc.id)).first():
+                        conn.execute(update(_D).where(_D.c.id == doc.id).values(**values))
+                    else:
+                        conn.execute(insert(_D).values(id=doc.id, pdf=pdf_bytes, created_at=utcnow(), **values))
+                return
+            except IntegrityError:
+                continue  # another process stored it between our check and insert: update next time
+        raise WorkbenchError(f"could not store document {doc.id[:12]}… (too much contention); try again")
+
+    def has_document(self, document_id: str) -> bool:
+        with self._read() as conn:
+            return conn.execute(select(_D.c.id).where(_D.c.id == document_id)).first() is not None
+
+    def get_document(self, document_id: str) -> Document:
+        with self._read() as conn:
+            meta = conn.execute(select(_D.c.meta).where(_D.c.id == document_id)).scalar()
+        if meta is None:
+            raise NotFoundError(f"no document {document_id} in the store: ingest the PDF first")
+        return Document.model_validate_json(meta)
+
+    def list_documents(self) -> list[Document]:
+        with self._read() as conn:
+            rows = conn.execute(select(_D.c.meta).order_by(_D.c.created_at, _D.c.id)).scalars().all()
+        return [Document.model_validate_json(m) for m in rows]
+
+    def pdf_bytes(self, document_id: str) -> bytes:
+        with self._read() as conn:
+            data = conn.execute(select(_D.c.pdf).where(_D.c.id == document_id)).scalar()
+        if data is None:
+            raise NotFoundError(f"no document {document_id} in the store: ingest the PDF first")
+        return bytes(data)
+
+    # --- evidence IDs ------------------------------------------------------------------------
+    def assign_evidence_id(self, document_id: str, start: int, end: int, source_type: str = "other") -> str:
+        """The stable ID of a span: the same (document, start, end) keeps its ID across runs and
+        questions; a new span continues its prefix's sequence (REQ-S001, REQ-S002, …)."""
+        return self.assign_evidence_ids([(document_id, start, end, source_type)])[0]
+
+    def assign_evidence_ids(self, spans: list[tuple[str, int, int, str]]) -> list[str]:
+        """Batch form of assign_evidence_id, one transaction (concurrency-safe: unique
+        constraints plus retry)."""
+        if not spans:
+            return []
+        for _ in range(_RETRIES):
+            try:
+                with self._write() as conn:
+                    return [self._assign(conn, *s) for s in spans]
+            except IntegrityError:
+                continue  # a concurrent writer took the same number or span: look again
+        raise WorkbenchError("could not assign evidence IDs (too much contention); try again")
+
+    @staticmethod
+    def _assign(conn: Connection, document_id: str, start: int, end: int, source_type: str) -> str:
+        found = conn.execute(
+            select(_E.c.requirement_id).where(
+                _E.c.document_id == document_id, _E.c.start_offset == start, _E.c.end_offset == end
+            )
+        ).scalar()
+        if found:
+            return found
+        prefix = ID_PREFIX.get(source_type, ID_PREFIX["other"])
+        seq = conn.execute(select(func.coalesce(func.max(_E.c.seq), 0)).where(_E.c.prefix == prefix)).scalar() + 1
+        rid = f"REQ-{prefix}{seq:03d}"
+        conn.execute(insert(_E).values(requirement_id=rid, document_id=document_id, start_offset=start,
+                                       end_offset=end, prefix=prefix, seq=seq, source_type=source_type,
+                                       created_at=utcnow()))
+        return rid
+
+    def evidence_id_for(self, document_id: str, start: int, end: int) -> str | None:
+        with self._read() as conn:
+            return conn.execute(
+                select(_E.c.requirement_id).where(
+                    _E.c.document_id == document_id, _E.c.start_offset == start, _E.c.end_offset == end
+                )
+            ).scalar()
+
+    # --- runs --------------------------------------------------------------------------------
+    def save_run(self, run: Run) -> None:
+        """Store (or replace) a run: its full JSON plus one row per evidence item."""
+        payload = run.model_dump_json()
+        ev_rows = []
+        for ev in run.evidence:
+            v = run.verification_for(ev.requirement_id)
+            s = ev.span
+            ev_rows.append(dict(run_id=run.run_id, requirement_id=ev.requirement_id, document_id=ev.document_id,
+                                start_offset=s.start if s else None, end_offset=s.end if s else None,
+                                text_sha256=s.text_sha256 if s else None,
+                                verified=v.verified if v else None, rejection_reason=v.rejection_reason if v else None))
+        values = dict(question=run.question, backend=run.backend, created_at=_utc(run.created_at), payload=payload)
+        for _ in range(_RETRIES):
+            try:
+                with self._write() as conn:
+                    if conn.execute(select(_R.c.run_id).where(_R.c.run_id == run.run_id)).first():
+                        conn.execute(update(_R).where(_R.c.run_id == run.run_id).values(**values))
+                        conn.execute(delete(_RE).where(_RE.c.run_id == run.run_id))
+                    else:
+                        conn.execute(insert(_R).values(run_id=run.run_id, **values))
+                    if ev_rows:
+                        conn.execute(insert(_RE), ev_rows)
+                return
+            except IntegrityError:
+                continue
+        raise WorkbenchError(f"could not store run {run.run_id} (too much contention); try again")
+
+    def has_run(self, run_id: str) -> bool:
+        with self._read() as conn:
+            return conn.execute(select(_R.c.run_id).where(_R.c.run_id == run_id)).first() is not None
+
+    def get_run(self, run_id: str) -> Run:
+        with self._read() as conn:
+            payload = conn.execute(select(_R.c.payload).where(_R.c.run_id == run_id)).scalar()
+        if payload is None:
+            raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
+        return Run.model_validate_json(payload)
+
+    def list_runs(self) -> list[Run]:
+        """All runs, newest first."""
+        with self._read() as conn:
+            rows = conn.execute(select(_R.c.payload).order_by(_R.c.created_at.desc(), _R.c.run_id.desc())).scalars()
+            return [Run.model_validate_json(p) for p in rows]
+
+    # --- review events -----------------------------------------------------------------------
+    def add_review(self, event: ReviewEvent) -> ReviewEvent:
+        """Append a review event; durable once this returns. Fills id, timestamp (the moment it was
+        recorded, so time order is commit order), previous_label (the human label current just
+        before, read in the same transaction) and verifier_verdict (from the stored run, unless
+        given)."""
+        for attempt in range(_RETRIES):
+            try:
+                return self._add_review(event)
+            except OperationalError as exc:  # SQLite busy beyond the timeout
+                if "locked" not in str(exc).lower() or attempt == _RETRIES - 1:
+                    raise WorkbenchError(f"the store is busy, the review was not saved: {exc.orig}; try again") from exc
+        raise AssertionError("unreachable")
+
+    def _add_review(self, event: ReviewEvent) -> ReviewEvent:
+        with self._write() as conn:
+            q = select(_R.c.run_id).where(_R.c.run_id == event.run_id)
+            if self.engine.dialect.name == "postgresql":
+                q = q.with_for_update()  # serialise reviews of one run
+            if conn.execute(q).first() is None:
+                raise NotFoundError(f"no run {event.run_id!r} in the store: `workbench runs` lists the stored runs")
+            last = conn.execute(
+                select(_EV.c.label)
+                .where(_EV.c.run_id == event.run_id, _EV.c.requirement_id == event.requirement_id)
+                .order_by(_EV.c.id.desc())
+                .limit(1)
+            ).scalar()
+            previous = None if last in (None, "reset") else last
+            verdict = event.verifier_verdict or self._stored_verdict(conn, event.run_id, event.requirement_id)
+            ts = utcnow()
+            values = dict(run_id=event.run_id, requirement_id=event.requirement_id, label=event.label,
+                          reviewer=event.reviewer, note=event.note, timestamp=ts, previous_label=previous,
+                          verifier_verdict=verdict)
+            new_id = conn.execute(insert(_EV).values(**values)).inserted_primary_key[0]
+        return event.model_copy(update=dict(id=new_id, timestamp=ts, previous_label=previous, verifier_verdict=verdict))
+
+    @staticmethod
+    def _stored_verdict(conn: Connection, run_id: str, requirement_id: str) -> str | None:
+        m = SENTENCE_ID.match(requirement_id)
+        if m:
+            payload = conn.execute(select(_R.c.payload).where(_R.c.run_id == run_id)).scalar()
+            sentences = json.loads(payload).get("answer", {}).get("sentences", []) if payload else []
+            n = int(m.group(1))
+            return verdict_of(sentences[n - 1].get("supported")) if 1 <= n <= len(sentences) else None
+        verified = conn.execute(
+            select(_RE.c.verified).where(_RE.c.run_id == run_id, _RE.c.requirement_id == requirement_id)
+        ).scalar()
+        return verdict_of(verified)
+
+    def history(self, run_id: str | None, requirement_id: str | None = None) -> list[ReviewEvent]:
+        """Review events in the order they were recorded; run_id None: all runs."""
+        q = select(_EV).order_by(_EV.c.id)
+        if run_id is not None:
+            q = q.where(_EV.c.run_id == run_id)
+        if requirement_id is not None:
+            q = q.where(_EV.c.requirement_id == requirement_id)
+        with self._read() as conn:
+            rows = conn.execute(q).mappings().all()
+        return [ReviewEvent(**{**r, "timestamp": _aware(r["timestamp"])}) for r in rows]
+
+    def current_labels(self, run_id: str | None = None) -> dict[tuple[str, str], ReviewEvent]:
+        """(run_id, requirement_id) → the event that set the current human label; a reset (or no
+        event) means no human label, so the key is absent."""
+        current: dict[tuple[str, str], ReviewEvent] = {}
+        for ev in self.history(run_id):
+            key = (ev.run_id, ev.requirement_id)
+            if ev.label == "reset":
+                current.pop(key, None)
+            else:
+                current[key] = ev
+        return current
+
+    def integrity_check(self) -> str:
+        """'ok' when the database is sound (SQLite: PRAGMA integrity_check)."""
+        if not is_sqlite(self.engine):
+            with self._read() as conn:
+                conn.execute(text("SELECT 1"))
+            return "ok"
+        with self.engine.connect() as conn:
+            rows = conn.exec_driver_sql("PRAGMA integrity_check").scalars().all()
+        return "\n".join(str(r) for r in rows)

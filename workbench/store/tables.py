@@ -1,0 +1,104 @@
+"""The store's tables. Runs keep their full JSON (the audit record); the columns beside it are
+what the store queries. Review events are append-only: rows are inserted, never updated."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class DocumentRow(Base):
+    """A PDF, content-addressed: the primary key is the SHA-256 of `pdf`."""
+
+    __tablename__ = "documents"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    filename: Mapped[str] = mapped_column(String(512))
+    source_type: Mapped[str] = mapped_column(String(16))
+    meta: Mapped[str] = mapped_column(Text)  # models.Document as JSON
+    size_bytes: Mapped[int] = mapped_column(Integer)
+    pdf: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class EvidenceIdRow(Base):
+    """The registry that keeps evidence IDs stable: one ID per (document, start, end), across runs
+    and questions. No foreign key to documents: IDs may be named before the PDF is stored."""
+
+    __tablename__ = "evidence_ids"
+    requirement_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    document_id: Mapped[str] = mapped_column(String(64))
+    start_offset: Mapped[int] = mapped_column(Integer)
+    end_offset: Mapped[int] = mapped_column(Integer)
+    prefix: Mapped[str] = mapped_column(String(4))
+    seq: Mapped[int] = mapped_column(Integer)
+    source_type: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    __table_args__ = (
+        UniqueConstraint("document_id", "start_offset", "end_offset", name="uq_evidence_span"),
+        UniqueConstraint("prefix", "seq", name="uq_evidence_seq"),
+    )
+
+
+class RunRow(Base):
+    __tablename__ = "runs"
+    run_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    question: Mapped[str] = mapped_column(Text)
+    backend: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    payload: Mapped[str] = mapped_column(Text)  # models.Run as JSON
+
+
+class RunEvidenceRow(Base):
+    """One evidence item of a run with the verifier's verdict, for validation and metrics."""
+
+    __tablename__ = "run_evidence"
+    run_id: Mapped[str] = mapped_column(String(64), ForeignKey("runs.run_id", ondelete="CASCADE"), primary_key=True)
+    requirement_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    document_id: Mapped[str] = mapped_column(String(64))
+    start_offset: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    end_offset: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    text_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    verified: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    rejection_reason: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+LABELS = ("supported", "unsupported", "reset")
+
+
+class ReviewEventRow(Base):
+    """A human decision. Never updated or deleted (database triggers refuse it)."""
+
+    __tablename__ = "review_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(String(64), ForeignKey("runs.run_id"))
+    requirement_id: Mapped[str] = mapped_column(String(32))
+    label: Mapped[str] = mapped_column(String(16))
+    reviewer: Mapped[str] = mapped_column(String(200))
+    note: Mapped[str] = mapped_column(Text)
+    timestamp: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    previous_label: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    verifier_verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    __table_args__ = (
+        CheckConstraint("label IN ('supported', 'unsupported', 'reset')", name="ck_review_label"),
+        Index("ix_review_events_run_req", "run_id", "requirement_id", "id"),
+    )
+
+
+metadata = Base.metadata
