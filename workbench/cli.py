@@ -56,11 +56,48 @@ def _settings():
 
 # --- commands --------------------------------------------------------------------------------
 def _cmd_ingest(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Open each PDF and report it; the first bad file stops with exit 2 (one stderr line)."""
+    from workbench.pdf import open_pdf
+
+    settings = _settings()
+    for f in args.files:
+        doc = open_pdf(read_pdf_arg(f), password=args.password, settings=settings).document
+        row = {"document_id": doc.id, "filename": doc.filename, "pages": doc.pages,
+               "has_text_layer": doc.has_text_layer, "pages_without_text": doc.pages_without_text,
+               "title": doc.title, "author": doc.author, "created": doc.created,
+               "source_type": args.source_type, "encrypted": doc.encrypted, "warnings": doc.warnings}
+        if args.json:
+            emit([row])
+        else:
+            print(f"{doc.filename}: {doc.pages} pages, id {doc.id[:12]}, "
+                  f"{'text layer' if doc.has_text_layer else 'NO text layer'}")
+            for w in doc.warnings:
+                print(f"  warning: {w}")
+    return 0
 
 
 def _cmd_locate(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Anchor each quote of QUOTES_FILE: page(s), offsets, the document's text, SHA-256, boxes."""
+    from workbench.pdf import open_pdf
+
+    quotes = read_lines(args.quotes)
+    doc = open_pdf(read_pdf_arg(args.file), password=args.password, settings=_settings())
+    for quote in quotes:
+        span = doc.locate(quote)
+        if span is None:
+            row: dict[str, Any] = {"quote": quote, "found": False, "page": None, "pages": [], "start": None,
+                                   "end": None, "text": None, "text_sha256": None, "rects": []}
+        else:
+            row = {"quote": quote, "found": True, "page": span.page, "pages": span.pages, "start": span.start,
+                   "end": span.end, "text": span.text, "text_sha256": span.text_sha256,
+                   "rects": [list(r) for r in span.rects]}
+        if args.json:
+            emit([row])
+        elif span is None:
+            print(f"NOT FOUND  {quote[:70]}")
+        else:
+            print(f"p.{'-'.join(map(str, span.pages))} [{span.start}:{span.end}] {len(span.rects)} boxes  {quote[:60]}")
+    return 0
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:

@@ -1,0 +1,43 @@
+"""Running headers, footers and page numbers: lines at the top or bottom of a page that repeat
+across pages (digits ignored) or are bare page numbers. They are skipped only when matching a
+quote across a page break and when segmenting; doc.text keeps them."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from workbench.pdf.normalize import key
+
+_PAGE_NO = re.compile(r"^\s*(page\s*)?[-–—(\[]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?\s*(of\s*[0-9]{1,4})?\s*$", re.I)
+EDGE_LINES = 3  # lines looked at on each edge of a page
+
+
+def signature(text: str) -> str:
+    return re.sub(r"[0-9]+", "#", key(text))
+
+
+def furniture_lines(pages: list[list[tuple[int, float, float, str]]]) -> set[int]:
+    """pages: per page, its lines as (line id, top y, bottom y, text). Returns furniture line ids."""
+    candidates: list[list[tuple[int, str]]] = []
+    for lines in pages:
+        if not lines:
+            candidates.append([])
+            continue
+        by_top = sorted(lines, key=lambda ln: ln[1])
+        by_bottom = sorted(lines, key=lambda ln: -ln[2])
+        edge = {ln[0]: ln for ln in by_top[:EDGE_LINES] + by_bottom[:EDGE_LINES]}
+        candidates.append([(lid, text) for lid, (_, _, _, text) in ((k, v) for k, v in edge.items())
+                           if len(text) <= 160])
+    counts: Counter[str] = Counter()
+    for cands in candidates:
+        counts.update({signature(t) for _, t in cands})
+    n_pages = sum(1 for p in pages if p)
+    need = max(3, int(0.3 * n_pages)) if n_pages >= 4 else 10**9
+    out: set[int] = set()
+    for cands in candidates:
+        for lid, text in cands:
+            sig = signature(text)
+            if _PAGE_NO.match(text) or (sig and counts[sig] >= need):
+                out.add(lid)
+    return out
