@@ -263,3 +263,33 @@ class EvidenceStatus(BaseModel):
     note: str | None = None
     reviewed_at: datetime | None = None
     hash_ok: bool = True  # False: the stored PDF no longer yields this quote's SHA-256
+
+
+class ReviewMetrics(BaseModel):
+    """Verifier vs human agreement and review progress, for one run (run_id set) or overall.
+    Agreement counts only items a human has labelled (current label, resets excluded)."""
+
+    run_id: str | None = None  # None: every stored run
+    runs: int = 0
+    total: int = 0  # evidence items
+    reviewed: int = 0  # items with a current human label
+    review_progress: float = 0.0  # reviewed / total
+    verified: int = 0  # items the verifier passed
+    pass_rate: float = 0.0  # verified / total (the verifier's)
+    final_supported: int = 0  # items whose final status is supported
+    final_pass_rate: float = 0.0  # final_supported / total (human labels applied)
+    rejection_reasons: dict[str, int] = Field(default_factory=dict)  # verifier's, over all items
+    # confusion[verifier_verdict][human_label] over reviewed items
+    confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
+    agreement: float | None = None  # observed agreement over reviewed items
+    cohen_kappa: float | None = None  # None when undefined (nothing reviewed, or one class only)
+    overrides: int = 0  # reviewed items where the human disagrees with the verifier
+    override_rate: float | None = None  # overrides / reviewed
+    # per verifier rejection reason ("verified" for items it passed): reviewed, overrides, rate
+    override_by_reason: dict[str, dict[str, float]] = Field(default_factory=dict)
+    grounding_confidence: dict[str, int] = Field(default_factory=dict)  # runs per level (human labels applied)
+    extraction_confidence: dict[str, int] = Field(default_factory=dict)  # items per level
+    score_histogram: list[int] = Field(default_factory=list)  # verifier scores in 10 bins of 0.1
+    review_events: int = 0
+    reviewers: dict[str, int] = Field(default_factory=dict)  # events per reviewer
+    per_run: list[ReviewMetrics] = Field(default_factory=list)  # filled for the overall view

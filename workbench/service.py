@@ -6,11 +6,30 @@ docstring is its contract."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
+from collections import OrderedDict
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 
 from workbench.config import Settings, get_settings
-from workbench.models import ClaimCheck, Document, EvidenceStatus, ReviewEvent, Run, StageEvent
+from workbench.errors import NotFoundError, WorkbenchError
+from workbench.models import (
+    NO_AUTHORITATIVE_EVIDENCE,
+    SOURCE_TYPES,
+    Answer,
+    ClaimCheck,
+    Document,
+    EvidenceStatus,
+    ReviewEvent,
+    ReviewMetrics,
+    Run,
+    StageEvent,
+    Verification,
+    sha256_text,
+)
 
 
 class Workbench:
@@ -25,20 +44,75 @@ class Workbench:
                source_type: str = "other") -> Document:
         """Open, validate and keep a PDF (content-addressed). Raises workbench.errors.PdfError
         subclasses with a user-facing message for bad input."""
-        raise NotImplementedError
+        from workbench.pdf import open_pdf
+
+        if source_type not in SOURCE_TYPES:
+            raise WorkbenchError(f"unknown source type {source_type!r}: use one of {', '.join(SOURCE_TYPES)}")
+        parsed = open_pdf(source, password=password, filename=filename, settings=self.settings)
+        if parsed.document.source_type != source_type:
+            parsed.document = parsed.document.model_copy(update={"source_type": source_type})
+        self.store.put_document(parsed.document, parsed.pdf_bytes)
+        self._remember_parsed(parsed, write=True)
+        return parsed.document
 
     def documents(self) -> list[Document]:
-        raise NotImplementedError
+        return self.store.list_documents()
 
     def document(self, document_id: str) -> Document:
-        raise NotImplementedError
+        return self.store.get_document(document_id)
 
     def pdf_bytes(self, document_id: str) -> bytes:
-        raise NotImplementedError
+        return self.store.pdf_bytes(document_id)
 
     def parsed(self, document_id: str):
-        """The ParsedDocument for a stored document, cached by its SHA-256."""
-        raise NotImplementedError
+        """The ParsedDocument for a stored document, cached by its SHA-256: in memory (LRU) and
+        on disk (data_dir/parsed/<sha>.pkl), rebuilt from the stored bytes when the file is
+        missing or unreadable."""
+        cache = self._parsed_lru()
+        if document_id in cache:
+            cache.move_to_end(document_id)
+            return cache[document_id]
+        path = self._parsed_path(document_id)
+        parsed = None
+        try:
+            with path.open("rb") as fh:
+                parsed = pickle.load(fh)
+            if getattr(getattr(parsed, "document", None), "id", None) != document_id:
+                parsed = None
+        except Exception:  # noqa: BLE001 - missing, truncated or stale cache: rebuild it
+            parsed = None
+        if parsed is None:
+            from workbench.pdf import open_pdf
+
+            doc = self.store.get_document(document_id)
+            parsed = open_pdf(self.store.pdf_bytes(document_id), filename=doc.filename, settings=self.settings)
+            parsed.document = doc  # the stored metadata (source type) is the record
+            self._remember_parsed(parsed, write=True)
+        else:
+            self._remember_parsed(parsed, write=False)
+        return parsed
+
+    _PARSED_LRU = 8
+
+    def _parsed_lru(self) -> OrderedDict:
+        return self.__dict__.setdefault("_parsed_cache", OrderedDict())
+
+    def _parsed_path(self, document_id: str) -> Path:
+        return self.settings.data_dir / "parsed" / f"{document_id}.pkl"
+
+    def _remember_parsed(self, parsed, *, write: bool) -> None:
+        cache = self._parsed_lru()
+        cache[parsed.document.id] = parsed
+        cache.move_to_end(parsed.document.id)
+        while len(cache) > self._PARSED_LRU:
+            cache.popitem(last=False)
+        if write:  # atomic: a reader never sees half a pickle
+            path = self._parsed_path(parsed.document.id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            with tmp.open("wb") as fh:
+                pickle.dump(parsed, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
 
     # --- runs --------------------------------------------------------------------------
     def ask(self, questions: list[str], document_ids: list[str], *, backend: str = "rules",
@@ -50,17 +124,186 @@ class Workbench:
         raise NotImplementedError
 
     # --- store, review, metrics ----------------------------------------------------------
+    @cached_property
+    def store(self):
+        """The workspace's Store (workbench.store.Store), opened and migrated on first use."""
+        from workbench.store import Store
+
+        return Store(self.settings)
+
     def runs(self) -> list[Run]:
-        raise NotImplementedError
+        """Stored runs, newest first (as stored; `run(id)` re-verifies one)."""
+        return self.store.list_runs()
 
     def run(self, run_id: str) -> Run:
-        raise NotImplementedError
+        """A stored run, re-verified against the stored PDF bytes: evidence whose document bytes no
+        longer hash to the document id, or whose text no longer hashes to its text_sha256, comes
+        back unverified with rejection_reason "hash_mismatch"."""
+        return self._load_run(run_id)[0]
+
+    def _load_run(self, run_id: str) -> tuple[Run, dict[str, bool]]:
+        run = self.store.get_run(run_id)
+        doc_ok: dict[str, bool] = {}
+        for did in {ev.document_id for ev in run.evidence if ev.span is not None}:
+            try:
+                doc_ok[did] = hashlib.sha256(self.store.pdf_bytes(did)).hexdigest() == did
+            except NotFoundError:
+                doc_ok[did] = False
+        hash_ok: dict[str, bool] = {}
+        why: dict[str, str] = {}
+        for ev in run.evidence:
+            span = ev.span
+            if span is None:  # never anchored: nothing to re-check, and never verified
+                hash_ok[ev.requirement_id] = True
+                continue
+            ok = doc_ok[ev.document_id]
+            if not ok:
+                why[ev.requirement_id] = (f"the stored PDF {ev.document_id[:12]}… is missing or its bytes no "
+                                          "longer match its SHA-256 (tampered or corrupted)")
+            else:
+                try:
+                    text = self.parsed(ev.document_id).text
+                    ok = sha256_text(text[span.start:span.end]) == span.text_sha256
+                except WorkbenchError:
+                    ok = False
+                if not ok:
+                    why[ev.requirement_id] = (f"the text at {span.start}:{span.end} of the stored PDF no longer "
+                                              "matches the quote's SHA-256")
+            hash_ok[ev.requirement_id] = ok
+        if why:
+            verifs = [v for v in run.verifications if v.requirement_id not in why]
+            for rid, reason in why.items():
+                old = run.verification_for(rid)
+                verifs.append(Verification(requirement_id=rid, verified=False, rejection_reason="hash_mismatch",
+                                           verification_rationale=f"Re-verification on load failed: {reason}.",
+                                           score=0.0, verifier=old.verifier if old else "store"))
+            order = {ev.requirement_id: i for i, ev in enumerate(run.evidence)}
+            verifs.sort(key=lambda v: order.get(v.requirement_id, len(order)))
+            run = run.model_copy(update={"verifications": verifs})
+        return run, hash_ok
 
     def evidence_status(self, run_id: str) -> list[EvidenceStatus]:
-        raise NotImplementedError
+        """Each evidence item with the verifier's verdict, the current human label (derived from
+        the events; a reset clears it) and the final status (human label if any, else the
+        verifier's; always unsupported when the hash re-check failed)."""
+        run, hash_ok = self._load_run(run_id)
+        return self._statuses(run, hash_ok, self.store.current_labels(run_id))
+
+    @staticmethod
+    def _statuses(run: Run, hash_ok: dict[str, bool], labels: dict) -> list[EvidenceStatus]:
+        out = []
+        for ev in run.evidence:
+            rid = ev.requirement_id
+            v = run.verification_for(rid)
+            verifier = "supported" if v is not None and v.verified else "unsupported"
+            cur = labels.get((run.run_id, rid))
+            human = cur.label if cur else None
+            ok = hash_ok.get(rid, True)
+            out.append(EvidenceStatus(
+                run_id=run.run_id, evidence=ev, verification=v, verifier_verdict=verifier, human_label=human,
+                final_status=(human or verifier) if ok else "unsupported",
+                reviewer=cur.reviewer if cur else None, note=cur.note if cur else None,
+                reviewed_at=cur.timestamp if cur else None, hash_ok=ok))
+        return out
 
     def review(self, run_id: str, requirement_id: str, label: str, reviewer: str, note: str = "") -> ReviewEvent:
-        raise NotImplementedError
+        """Append a human label (supported / unsupported / reset) for an evidence ID, or "SENT-<n>"
+        for the n-th answer sentence (1-based). Returns once the event is durably stored."""
+        if label not in ("supported", "unsupported", "reset"):
+            raise WorkbenchError(f"unknown label {label!r}: use supported, unsupported or reset")
+        reviewer = (reviewer or "").strip()
+        if not reviewer:
+            raise WorkbenchError("a review needs the reviewer's name: pass --reviewer NAME")
+        run, hash_ok = self._load_run(run_id)
+        verdict = self._verifier_verdict(run, requirement_id)
+        return self.store.add_review(ReviewEvent(run_id=run_id, requirement_id=requirement_id, label=label,
+                                                 reviewer=reviewer, note=note or "", verifier_verdict=verdict))
+
+    @staticmethod
+    def _verifier_verdict(run: Run, requirement_id: str) -> str:
+        from workbench.store.store import SENTENCE_ID
+
+        m = SENTENCE_ID.match(requirement_id)
+        if m:
+            n, sentences = int(m.group(1)), run.answer.sentences
+            if not 1 <= n <= len(sentences):
+                raise NotFoundError(f"run {run.run_id} has no answer sentence {requirement_id} "
+                                    f"(it has {len(sentences)}: SENT-1…SENT-{len(sentences)})")
+            return "supported" if sentences[n - 1].supported else "unsupported"
+        if not any(ev.requirement_id == requirement_id for ev in run.evidence):
+            known = ", ".join(ev.requirement_id for ev in run.evidence[:8]) or "none"
+            raise NotFoundError(f"run {run.run_id} has no evidence {requirement_id} (its IDs: {known}"
+                                f"{', …' if len(run.evidence) > 8 else ''}); `workbench show RUN` lists them")
+        v = run.verification_for(requirement_id)
+        return "supported" if v is not None and v.verified else "unsupported"
 
     def history(self, run_id: str, requirement_id: str | None = None) -> list[ReviewEvent]:
-        raise NotImplementedError
+        """Review events of a run (optionally one item) in the order they were recorded."""
+        if not self.store.has_run(run_id):
+            raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
+        return self.store.history(run_id, requirement_id)
+
+    def answer_view(self, run_id: str) -> Answer:
+        """The run's answer with final statuses applied: a sentence labelled by a human (SENT-n)
+        takes that label; a sentence whose citations are all finally unsupported becomes
+        unsupported; support ratio, citation coverage and grounding confidence follow."""
+        run, hash_ok = self._load_run(run_id)
+        labels = self.store.current_labels(run_id)
+        return self._answer_view(run, self._statuses(run, hash_ok, labels), labels)
+
+    @staticmethod
+    def _answer_view(run: Run, statuses: list[EvidenceStatus], labels: dict) -> Answer:
+        from workbench.pipeline.confidence import grounding_confidence
+
+        final = {s.evidence.requirement_id: s.final_status for s in statuses}
+        supported_ids = {rid for rid, f in final.items() if f == "supported"}
+        sentences = []
+        for i, s in enumerate(run.answer.sentences, 1):
+            human = labels.get((run.run_id, f"SENT-{i}"))
+            cites = [c for c in s.citations if c in final]
+            if human is not None:
+                s = s.model_copy(update={"supported": human.label == "supported",
+                                         "reason": f"labelled {human.label} by {human.reviewer}"
+                                                   + (f": {human.note}" if human.note else "")})
+            elif s.supported and cites and not any(final[c] == "supported" for c in cites):
+                s = s.model_copy(update={"supported": False,
+                                         "reason": "every evidence item it cites is unsupported after review"})
+            sentences.append(s)
+        ans = run.answer.model_copy(update={"sentences": sentences})
+        if sentences:
+            ratio = round(sum(s.supported for s in sentences) / len(sentences), 4)
+            cited = {c for s in sentences for c in s.citations if c in supported_ids}
+            ans.support_ratio = ratio
+            ans.citation_coverage = round(len(cited) / len(supported_ids), 4) if supported_ids else 0.0
+            ans.grounding_confidence = grounding_confidence(len(supported_ids), ratio)
+        elif not supported_ids:
+            ans.grounding_confidence = "insufficient"
+        if run.evidence and not supported_ids and not ans.result:
+            ans.result = NO_AUTHORITATIVE_EVIDENCE
+            ans.message = "No evidence item is supported after review: the answer has no authoritative evidence."
+        return ans
+
+    def metrics(self, run_id: str | None = None) -> ReviewMetrics:
+        """Verifier-vs-human agreement, review progress, pass rates and distributions for one run,
+        or overall (every stored run, with `per_run` filled)."""
+        from workbench.store import metrics as m
+
+        runs = [self.store.get_run(run_id)] if run_id else self.store.list_runs()
+        labels = self.store.current_labels(run_id)
+        events = self.store.history(run_id)
+        per_run: list[ReviewMetrics] = []
+        all_statuses: list[EvidenceStatus] = []
+        confidences: list[str] = []
+        for stored in runs:
+            run, hash_ok = self._load_run(stored.run_id)
+            statuses = self._statuses(run, hash_ok, labels)
+            conf = self._answer_view(run, statuses, labels).grounding_confidence
+            all_statuses += statuses
+            confidences.append(conf)
+            per_run.append(m.compute(statuses, run_id=run.run_id, confidences=[conf],
+                                     events=[e for e in events if e.run_id == run.run_id]))
+        if run_id:
+            return per_run[0]
+        overall = m.compute(all_statuses, run_id=None, runs=len(runs), confidences=confidences, events=events)
+        overall.per_run = per_run
+        return overall

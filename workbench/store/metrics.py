@@ -1,0 +1,70 @@
+"""Agreement between the verifier and human reviewers, computed from evidence statuses (both
+verdicts side by side) — pure functions, so the numbers can be checked by hand in tests."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from workbench.models import EvidenceStatus, ReviewEvent, ReviewMetrics
+
+CLASSES = ("supported", "unsupported")
+
+
+def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
+    """Cohen's κ for two raters over the same items; None when undefined (no items, or both
+    raters used one and the same class only, so chance agreement is 1)."""
+    n = len(pairs)
+    if not n:
+        return None
+    po = sum(a == b for a, b in pairs) / n
+    a_counts, b_counts = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    pe = sum(a_counts[c] * b_counts[c] for c in set(a_counts) | set(b_counts)) / (n * n)
+    if pe >= 1.0:
+        return None
+    return round((po - pe) / (1 - pe), 4)
+
+
+def _ratio(a: int, b: int) -> float:
+    return round(a / b, 4) if b else 0.0
+
+
+def compute(statuses: list[EvidenceStatus], *, run_id: str | None = None, runs: int = 1,
+            confidences: Iterable[str] = (), events: Iterable[ReviewEvent] = ()) -> ReviewMetrics:
+    """Metrics over the given evidence items (one run's, or every run's)."""
+    total = len(statuses)
+    reviewed = [s for s in statuses if s.human_label is not None]
+    pairs = [(s.verifier_verdict, s.human_label) for s in reviewed]
+    confusion = {v: {h: 0 for h in CLASSES} for v in CLASSES}
+    for v, h in pairs:
+        confusion[v][h] += 1
+    overrides = sum(v != h for v, h in pairs)
+    by_reason: dict[str, dict[str, float]] = {}
+    for s in reviewed:
+        v = s.verification
+        key = "verified" if s.verifier_verdict == "supported" else ((v.rejection_reason if v else None) or "unverified")
+        d = by_reason.setdefault(key, {"reviewed": 0, "overrides": 0, "rate": 0.0})
+        d["reviewed"] += 1
+        d["overrides"] += s.human_label != s.verifier_verdict
+    for d in by_reason.values():
+        d["rate"] = _ratio(int(d["overrides"]), int(d["reviewed"]))
+    reasons = Counter(s.verification.rejection_reason for s in statuses
+                      if s.verification and not s.verification.verified and s.verification.rejection_reason)
+    hist = [0] * 10
+    for s in statuses:
+        if s.verification is not None:
+            hist[min(int(max(s.verification.score, 0.0) * 10), 9)] += 1
+    verified = sum(s.verifier_verdict == "supported" for s in statuses)
+    final_sup = sum(s.final_status == "supported" for s in statuses)
+    events = list(events)
+    return ReviewMetrics(
+        run_id=run_id, runs=runs, total=total, reviewed=len(reviewed), review_progress=_ratio(len(reviewed), total),
+        verified=verified, pass_rate=_ratio(verified, total), final_supported=final_sup,
+        final_pass_rate=_ratio(final_sup, total), rejection_reasons=dict(reasons.most_common()),
+        confusion=confusion, agreement=_ratio(len(pairs) - overrides, len(pairs)) if pairs else None,
+        cohen_kappa=cohen_kappa(pairs), overrides=overrides,
+        override_rate=_ratio(overrides, len(pairs)) if pairs else None, override_by_reason=by_reason,
+        grounding_confidence=dict(Counter(confidences)),
+        extraction_confidence=dict(Counter(s.evidence.extraction_confidence for s in statuses)),
+        score_histogram=hist, review_events=len(events), reviewers=dict(Counter(e.reviewer for e in events)),
+    )
