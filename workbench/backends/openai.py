@@ -1,0 +1,485 @@
+"""The OpenAI-compatible backend: any endpoint that speaks the chat-completions API (OpenAI,
+Ollama, vLLM, llama.cpp, LM Studio) through the official `openai` client.
+
+The LLM proposes, the workbench checks:
+- extract returns Candidates WITHOUT offsets, so the pipeline must find every quote verbatim
+  in the PDF (otherwise `quote_not_found`);
+- verify runs the rules judge (`backends.judge`) as a hard gate after the LLM's verdict, so the
+  LLM can only reject more, never verify what the rules reject;
+- compose drops cited IDs that are not verified evidence (and sentences left citing nothing);
+- support gates the LLM's sentence verdicts with `judge_sentence` the same way.
+
+Replies are JSON validated against pydantic models; a malformed reply (invalid JSON, wrong
+schema, empty, truncated) gets one retry, then the stage raises `BackendError(raw=...)`.
+HTTP retries (429 honouring Retry-After, 5xx, timeouts) are the client's own bounded,
+exponential back-off (`settings.llm_max_retries`); 401/403/404 fail at once with advice."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar, get_args
+
+import openai
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from workbench.backends import prompts
+from workbench.backends.base import Candidate, Chunk, Draft, ExtractContext, StageUsage
+from workbench.config import Settings
+from workbench.errors import BackendError, ConfigError
+from workbench.models import (
+    Evidence,
+    RejectionReason,
+    RequirementReference,
+    SentenceSupport,
+    Verification,
+)
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+PLACEHOLDER_KEY = "sk-local-no-key"  # local servers ignore the key but the client wants one
+REJECTION_REASONS: frozenset[str] = frozenset(get_args(RejectionReason))
+ID_RE = re.compile(r"REQ-[A-Za-z]+-?\d+")
+_GROUP_RE = re.compile(r"\[([^\[\]]*REQ-[^\[\]]*)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]\u201d\u2019]*\s+(?=[A-Z0-9\"'(\[\u201c])")
+VERIFIER = "openai+rules"
+
+
+# --- what the model must reply (validated) ------------------------------------------------
+def _lower(v: Any) -> Any:
+    return v.strip().lower() if isinstance(v, str) else v
+
+
+class ExtractedQuote(BaseModel):
+    chunk_id: str
+    exact_quote: str = Field(min_length=1)
+    section_heading: str | None = None
+    extraction_confidence: str = "medium"
+
+    _norm = field_validator("extraction_confidence", mode="before")(_lower)
+
+
+class ExtractReply(BaseModel):
+    requirements: list[ExtractedQuote]
+
+
+class VerifyReply(BaseModel):
+    verified: bool
+    rejection_reason: str | None = None
+    verification_rationale: str = ""
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    _norm = field_validator("rejection_reason", mode="before")(_lower)
+
+
+class ComposeReply(BaseModel):
+    final_answer: str = Field(min_length=1)
+    requirement_references: list[RequirementReference] = Field(default_factory=list)
+    unused_requirements: list[str] = Field(default_factory=list)
+
+
+class SentenceVerdict(BaseModel):
+    index: int
+    supported: bool
+    reason: str = ""
+
+
+class SupportReply(BaseModel):
+    sentences: list[SentenceVerdict]
+
+
+class OpenAIDraft(Draft):
+    """A Draft that also reports what the backend removed before returning it."""
+
+    removed_citations: list[str] = Field(default_factory=list)  # IDs cited that are not verified evidence
+    removed_sentences: list[str] = Field(default_factory=list)  # sentences left citing nothing valid
+
+
+# --- helpers -----------------------------------------------------------------------------
+def strip_code_fence(text: str) -> str:
+    """Local models often wrap JSON in ```json fences or add a sentence around it."""
+    t = text.strip()
+    m = re.match(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```\s*$", t, re.S)
+    if m:
+        return m.group(1).strip()
+    if not t.startswith(("{", "[")) and "{" in t and "}" in t:
+        return t[t.index("{"): t.rindex("}") + 1]
+    return t
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
+
+
+def cited(text: str) -> list[str]:
+    out: list[str] = []
+    for i in ID_RE.findall(text):
+        if i not in out:
+            out.append(i)
+    return out
+
+
+def drop_invalid_citations(answer: str, valid: set[str]) -> tuple[str, list[str], list[str]]:
+    """Remove cited IDs not in `valid`; drop sentences left with no valid citation at all.
+    Returns (clean answer, removed IDs, removed sentences)."""
+    removed_ids: list[str] = []
+
+    def fix_group(m: re.Match[str]) -> str:
+        ids = ID_RE.findall(m.group(1))
+        keep = [i for i in ids if i in valid]
+        removed_ids.extend(i for i in ids if i not in valid and i not in removed_ids)
+        return f"[{', '.join(dict.fromkeys(keep))}]" if keep else ""
+
+    kept: list[str] = []
+    removed_sentences: list[str] = []
+    for sentence in split_sentences(answer):
+        s = _GROUP_RE.sub(fix_group, sentence)
+        for bare in ID_RE.findall(s):  # IDs outside brackets
+            if bare not in valid:
+                if bare not in removed_ids:
+                    removed_ids.append(bare)
+                s = s.replace(bare, "")
+        s = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(s.split()))
+        if cited(s):
+            kept.append(s)
+        elif cited(sentence):  # it cited only IDs that are not verified evidence
+            removed_sentences.append(sentence)
+        else:
+            kept.append(s)  # uncited: quality review reports it
+    return " ".join(kept), removed_ids, removed_sentences
+
+
+# --- the backend ---------------------------------------------------------------------------
+class OpenAIBackend:
+    """Backend over an OpenAI-compatible endpoint; see the module docstring for the rules."""
+
+    name = "openai"
+
+    def __init__(self, settings: Settings, *, embed: Callable[[list[str]], Any] | None = None):
+        if not settings.openai_api_key and not settings.openai_base_url:
+            raise ConfigError(
+                "The openai backend needs OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (for a "
+                "local server, e.g. http://localhost:11434/v1 for Ollama): set one, or use --backend rules."
+            )
+        if settings.llm_max_concurrency < 1 or settings.llm_timeout <= 0 or settings.llm_max_retries < 0:
+            raise ConfigError(
+                "WORKBENCH_LLM_MAX_CONCURRENCY must be >= 1, WORKBENCH_LLM_TIMEOUT > 0 and "
+                "WORKBENCH_LLM_MAX_RETRIES >= 0: fix them in the environment or workbench.toml."
+            )
+        self.settings = settings
+        self.model = settings.model
+        self.embed = embed  # optional embedder for the rules gate's relevance check
+        self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        self.client = openai.OpenAI(
+            api_key=settings.openai_api_key or PLACEHOLDER_KEY,
+            base_url=settings.openai_base_url or None,
+            timeout=settings.llm_timeout,
+            max_retries=settings.llm_max_retries,
+        )
+        self._usage: dict[str, StageUsage] = {}
+        self._lock = threading.Lock()
+        # Structured output: json_schema first; servers that refuse it fall back to
+        # json_object, then to plain prompting. The reply is validated either way.
+        self._format_mode = "json_schema"
+
+    # --- Backend interface ----------------------------------------------------------------
+    def extract(self, question: str | None, chunks: list[Chunk], context: ExtractContext | None = None) -> list[Candidate]:
+        """Quotes the LLM proposes, as Candidates without offsets: the pipeline anchors them."""
+        if not chunks:
+            return []
+        schema = ExtractReply.model_json_schema()
+        reply = self._ask("extract", prompts.extract_messages(question, chunks, schema), ExtractReply,
+                          self.settings.temperature_draft)
+        by_id = {c.chunk_id: c for c in chunks}
+        out: list[Candidate] = []
+        for q in reply.requirements:
+            quote = " ".join(q.exact_quote.split())
+            if not quote:
+                continue
+            chunk = by_id.get(q.chunk_id) or self._chunk_holding(quote, chunks) or chunks[0]
+            out.append(Candidate(
+                exact_quote=quote,
+                chunk_id=chunk.chunk_id,
+                document_id=chunk.document_id,
+                section_heading=q.section_heading or chunk.section_heading,
+                extraction_confidence=q.extraction_confidence if q.extraction_confidence in ("high", "medium", "low")
+                else "medium",
+            ))
+        return out
+
+    def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
+        """One LLM call per item, at most llm_max_concurrency in flight; each verdict then
+        passes the rules gate. An item whose call fails is rejected `backend_error` (its raw
+        reply is kept in usage()['verify'].raw_failures); if every call fails, the stage raises."""
+        if not evidence:
+            return []
+        judge = self._judge()
+        workers = min(self.settings.llm_max_concurrency, len(evidence))
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wb-verify") as pool:
+            results = list(pool.map(lambda e: self._verify_one(question, e, judge), evidence))
+        errors = [err for _, err in results if err is not None]
+        if errors and len(errors) == len(evidence):
+            first = errors[0]
+            raise BackendError(f"verify failed for all {len(evidence)} requirements: {first}", raw=first.raw)
+        return [v for v, _ in results]
+
+    def compose(self, question: str, verified: list[Evidence], feedback: list[str] | None = None) -> OpenAIDraft:
+        """An answer citing only verified IDs; invalid citations are removed and reported."""
+        valid = {e.requirement_id for e in verified}
+        reqs = [{"requirement_id": e.requirement_id, "section_heading": e.section_heading,
+                 "page": e.span.page if e.span else None, "exact_quote": e.exact_quote} for e in verified]
+        schema = ComposeReply.model_json_schema()
+        reply = self._ask("compose", prompts.compose_messages(question, reqs, feedback, schema), ComposeReply,
+                          self.settings.temperature_draft)
+        answer, removed_ids, removed_sentences = drop_invalid_citations(reply.final_answer, valid)
+        removed_ids += [r.requirement_id for r in reply.requirement_references
+                        if r.requirement_id not in valid and r.requirement_id not in removed_ids]
+        removed_ids += [i for i in reply.unused_requirements if i not in valid and i not in removed_ids]
+        if removed_ids:
+            log.warning("compose: removed citations of unverified or unknown IDs %s", removed_ids)
+        used = set(cited(answer))
+        refs: list[RequirementReference] = []
+        for r in reply.requirement_references:
+            if r.requirement_id in valid and all(x.requirement_id != r.requirement_id for x in refs):
+                refs.append(RequirementReference(requirement_id=r.requirement_id,
+                                                 used_in_answer=r.requirement_id in used, statement=r.statement))
+        return OpenAIDraft(
+            final_answer=answer,
+            requirement_references=refs,
+            unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in used],
+            removed_citations=removed_ids,
+            removed_sentences=removed_sentences,
+        )
+
+    def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
+        """Seed 004's validate step; a sentence is supported only if the LLM AND judge_sentence
+        say so, judged against the quotes it cites that are in `evidence`."""
+        if not sentences:
+            return []
+        judge = self._judge()
+        by_id = {e.requirement_id: e for e in evidence}
+        cites = [[i for i in cited(s) if i in by_id] for s in sentences]
+        to_ask = [{"index": i, "text": s, "cites": c} for i, (s, c) in enumerate(zip(sentences, cites, strict=True)) if c]
+        verdicts: dict[int, SentenceVerdict] = {}
+        if to_ask:
+            used = sorted({i for c in cites for i in c})
+            ev = [{"requirement_id": i, "exact_quote": by_id[i].exact_quote} for i in used]
+            schema = SupportReply.model_json_schema()
+            reply = self._ask("support", prompts.support_messages(to_ask, ev, schema), SupportReply,
+                              self.settings.temperature_validate)
+            verdicts = {v.index: v for v in reply.sentences}
+        out: list[SentenceSupport] = []
+        for i, (s, c) in enumerate(zip(sentences, cites, strict=True)):
+            if not c:
+                out.append(SentenceSupport(text=s, citations=cited(s), supported=False,
+                                           reason="Cites no verified evidence."))
+                continue
+            v = verdicts.get(i)
+            ok, _score, rule_reason = judge.judge_sentence(_uncite(s), [by_id[x].exact_quote for x in c])
+            if v is None:
+                supported, reason = False, "The model gave no verdict for this sentence."
+            elif not v.supported:
+                supported, reason = False, f"LLM: {v.reason or 'unsupported'}"
+            elif not ok:
+                supported, reason = False, f"Rules gate overrode the LLM: {rule_reason}"
+            else:
+                supported, reason = True, f"LLM: {v.reason or 'supported'}; rules: {rule_reason}"
+            out.append(SentenceSupport(text=s, citations=c, supported=supported, reason=reason))
+        return out
+
+    def usage(self) -> dict[str, StageUsage]:
+        with self._lock:
+            return {k: v.model_copy(deep=True) for k, v in self._usage.items()}
+
+    # --- verify internals ---------------------------------------------------------------------
+    @staticmethod
+    def _judge():
+        try:
+            from workbench.backends import judge
+        except ImportError as exc:  # fail closed: nothing is verified without the rules gate
+            raise BackendError(f"The rules gate (workbench.backends.judge) is unavailable: {exc}") from exc
+        return judge
+
+    def _verify_one(self, question: str, ev: Evidence, judge: Any) -> tuple[Verification, BackendError | None]:
+        if ev.span is None:
+            return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="quote_not_found",
+                                verification_rationale="The quote was not found verbatim in the document.",
+                                verifier=VERIFIER), None
+        schema = VerifyReply.model_json_schema()
+        msgs = prompts.verify_messages(question, ev.requirement_id, ev.exact_quote, ev.section_heading, schema)
+        try:
+            llm = self._ask("verify", msgs, VerifyReply, self.settings.temperature_validate, label=ev.requirement_id)
+        except BackendError as exc:  # already in usage()['verify'].raw_failures
+            return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
+                                verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
+        gate = judge.judge_requirement(question, ev.exact_quote, embed=self.embed) if self.embed \
+            else judge.judge_requirement(question, ev.exact_quote)
+        return self._combine(ev.requirement_id, llm, gate), None
+
+    @staticmethod
+    def _combine(requirement_id: str, llm: VerifyReply, gate: Any) -> Verification:
+        """The LLM can only reject more: verified only when the LLM and the rules gate agree."""
+        llm_score = llm.score if llm.score is not None else (1.0 if llm.verified else 0.0)
+        score = round(min(llm_score, float(gate.score)), 4)
+        reason = llm.rejection_reason if llm.rejection_reason not in (None, "", "none", "null") else None
+        if reason is not None and reason not in REJECTION_REASONS:
+            reason = "requires_inference" if "infer" in reason else "does_not_address_question"
+        llm_says = llm.verification_rationale.strip() or "(no rationale)"
+        if not llm.verified or reason is not None:
+            return Verification(requirement_id=requirement_id, verified=False,
+                                rejection_reason=reason or "does_not_address_question",
+                                verification_rationale=f"LLM rejected: {llm_says} | rules: {gate.verification_rationale}",
+                                score=score, verifier=VERIFIER)
+        if not gate.verified:
+            return Verification(requirement_id=requirement_id, verified=False, rejection_reason=gate.rejection_reason,
+                                verification_rationale=f"Rules gate overrode the LLM's 'verified': "
+                                                       f"{gate.verification_rationale} | LLM: {llm_says}",
+                                score=score, verifier=VERIFIER)
+        return Verification(requirement_id=requirement_id, verified=True,
+                            verification_rationale=f"LLM: {llm_says} | rules: {gate.verification_rationale}",
+                            score=score, verifier=VERIFIER)
+
+    @staticmethod
+    def _chunk_holding(quote: str, chunks: list[Chunk]) -> Chunk | None:
+        q = " ".join(quote.lower().split())
+        return next((c for c in chunks if q in " ".join(c.text.lower().split())), None)
+
+    # --- one structured call -----------------------------------------------------------------
+    def _ask(self, stage: str, messages: list[dict[str, str]], model: type[M], temperature: float,
+             label: str = "") -> M:
+        """Call, validate; on a malformed reply retry once with a note, then raise BackendError."""
+        msgs = list(messages)
+        problem, raw = "", ""
+        for attempt in range(2):
+            raw, finish = self._complete(stage, msgs, model, temperature, label)
+            problem = self._problem(raw, finish)
+            if not problem:
+                try:
+                    return model.model_validate(json.loads(strip_code_fence(raw)))
+                except json.JSONDecodeError as exc:
+                    problem = f"invalid JSON: {exc.msg} at char {exc.pos}"
+                except ValidationError as exc:
+                    first = exc.errors()[0]
+                    problem = f"wrong schema: {'.'.join(map(str, first['loc'])) or 'reply'}: {first['msg']}"
+            log.warning("%s: malformed reply (attempt %d): %s", stage, attempt + 1, problem)
+            self._record_failure(stage, f"{label}: {problem}" if label else problem, raw)
+            msgs = [*messages, {"role": "assistant", "content": raw[:4000]}, prompts.retry_note(problem)]
+        raise BackendError(
+            f"The model's {stage} reply was unusable after one retry ({problem}); the raw reply is kept in "
+            f"the audit trail. Try a model that follows JSON instructions, or --backend rules.",
+            raw=raw,
+        )
+
+    @staticmethod
+    def _problem(raw: str, finish: str | None) -> str:
+        if finish == "length":
+            return "truncated: the reply hit the token limit (finish_reason=length)"
+        if not raw.strip():
+            return "empty reply"
+        return ""
+
+    def _response_format(self, model: type[BaseModel]) -> dict[str, Any] | None:
+        if self._format_mode == "json_schema":
+            return {"type": "json_schema",
+                    "json_schema": {"name": model.__name__, "schema": model.model_json_schema(), "strict": False}}
+        if self._format_mode == "json_object":
+            return {"type": "json_object"}
+        return None
+
+    def _complete(self, stage: str, messages: list[dict[str, str]], model: type[BaseModel],
+                  temperature: float, label: str = "") -> tuple[str, str | None]:
+        """One chat completion (the client retries 429/5xx/timeouts itself); errors → BackendError."""
+        while True:
+            mode = self._format_mode
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
+            rf = self._response_format(model)
+            if rf is not None:
+                kwargs["response_format"] = rf
+            t0 = time.perf_counter()
+            try:
+                resp = self.client.chat.completions.create(**kwargs)
+            except openai.BadRequestError as exc:
+                self._account(stage, time.perf_counter() - t0)
+                if mode != "none" and _about_response_format(exc):
+                    with self._lock:
+                        if self._format_mode == mode:
+                            self._format_mode = "json_object" if mode == "json_schema" else "none"
+                    log.info("%s: server refused response_format=%s; falling back to %s", stage, mode, self._format_mode)
+                    continue
+                raise self._http_error(stage, exc, label) from exc
+            except openai.APIError as exc:
+                self._account(stage, time.perf_counter() - t0)
+                raise self._http_error(stage, exc, label) from exc
+            u = resp.usage
+            self._account(stage, time.perf_counter() - t0,
+                          u.prompt_tokens if u and u.prompt_tokens else 0,
+                          u.completion_tokens if u and u.completion_tokens else 0)
+            if not resp.choices:
+                return "", None
+            choice = resp.choices[0]
+            return choice.message.content or "", choice.finish_reason
+
+    def _http_error(self, stage: str, exc: openai.APIError, label: str = "") -> BackendError:
+        where = f"{self.base_url} (model {self.model})"
+        retries = self.settings.llm_max_retries
+        raw = None
+        if isinstance(exc, openai.APIStatusError):
+            try:
+                raw = exc.response.text
+            except Exception:  # noqa: BLE001 (a streamed/closed body: keep the message only)
+                raw = None
+        if isinstance(exc, openai.AuthenticationError):
+            msg = f"{where} refused the API key (401): set a valid OPENAI_API_KEY."
+        elif isinstance(exc, openai.PermissionDeniedError):
+            msg = f"{where} denied access (403): check the key's permissions for this model."
+        elif isinstance(exc, openai.NotFoundError):
+            msg = (f"{where} answered 404: check WORKBENCH_MODEL names a model the server has, and that "
+                   f"OPENAI_BASE_URL ends with /v1.")
+        elif isinstance(exc, openai.RateLimitError):
+            msg = f"{where} kept rate-limiting (429) after {retries} retries with back-off: wait, or lower WORKBENCH_LLM_MAX_CONCURRENCY."
+        elif isinstance(exc, openai.APITimeoutError):
+            msg = (f"{where} did not answer within {self.settings.llm_timeout:g} s ({retries} retries): "
+                   f"raise WORKBENCH_LLM_TIMEOUT or use a smaller model.")
+        elif isinstance(exc, openai.APIConnectionError):
+            msg = f"Cannot connect to {where}: is the server running and OPENAI_BASE_URL right?"
+        elif isinstance(exc, openai.APIStatusError):
+            msg = f"{where} failed with HTTP {exc.status_code} after {retries} retries: {_short(exc)}"
+        else:
+            msg = f"{where} failed: {_short(exc)}"
+        full = f"{stage}: {msg}"
+        self._record_failure(stage, f"{label}: {full}" if label else full, raw)
+        return BackendError(full, raw=raw)
+
+    # --- usage -------------------------------------------------------------------------------
+    def _account(self, stage: str, latency: float, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        with self._lock:
+            u = self._usage.setdefault(stage, StageUsage())
+            u.calls += 1
+            u.latency_s = round(u.latency_s + latency, 4)
+            u.prompt_tokens += prompt_tokens
+            u.completion_tokens += completion_tokens
+
+    def _record_failure(self, stage: str, problem: str, raw: str | None) -> None:
+        with self._lock:
+            u = self._usage.setdefault(stage, StageUsage())
+            u.raw_failures.append(f"{problem} | raw: {(raw or '')[:2000]}")
+
+
+def _about_response_format(exc: openai.BadRequestError) -> bool:
+    text = f"{exc.message} {getattr(exc, 'body', '')}".lower()
+    return any(k in text for k in ("response_format", "json_schema", "json_object", "structured output"))
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+def _uncite(sentence: str) -> str:
+    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_GROUP_RE.sub(" ", sentence).split()))
