@@ -109,23 +109,96 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Stored runs, newest first."""
+    from workbench.service import Workbench
+
+    for run in Workbench(_settings()).runs():
+        row = {"run_id": run.run_id, "question": run.question, "created_at": run.created_at.isoformat(),
+               "backend": run.backend, "document_ids": run.document_ids, "evidence": len(run.evidence),
+               "verified": sum(v.verified for v in run.verifications),
+               "grounding_confidence": run.answer.grounding_confidence}
+        if args.json:
+            emit([row])
+        else:
+            print(f"{run.run_id}  {row['created_at'][:19]}  {row['verified']}/{row['evidence']} verified  {run.question}")
+    return 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """A run's audit trail (re-verified against the stored PDFs), each extracted requirement
+    with the verifier's verdict, the human label and the final status."""
+    from workbench.service import Workbench
+
+    trail = Workbench(_settings()).audit_trail(args.run)
+    if args.json:
+        emit([trail])
+        return 0
+    after = trail["after_review"]
+    print(f"run {trail['run_id']}  {trail['created_at'][:19]}  {trail['question']}")
+    print(f"confidence {trail['grounding_confidence']} (after review: {after['grounding_confidence']})")
+    for req in trail["extracted_requirements"]:
+        human = req["human_label"] or "-"
+        flag = "" if req["hash_ok"] else "  HASH MISMATCH"
+        print(f"  {req['requirement_id']:<10} p.{req['page']}  verifier {req['verifier_verdict']:<11} human {human:<11} "
+              f"final {req['final_status']}{flag}  {req['exact_quote'][:60]}")
+    if trail["final_answer"]:
+        print(trail["final_answer"])
+    return 0
+
+
+def _event_row(ev) -> dict[str, Any]:
+    return {"id": ev.id, "run_id": ev.run_id, "requirement_id": ev.requirement_id, "label": ev.label,
+            "reviewer": ev.reviewer, "note": ev.note, "timestamp": ev.timestamp.isoformat(),
+            "previous_label": ev.previous_label, "verifier_verdict": ev.verifier_verdict}
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Append a human label; exit 0 only once the event is durably stored."""
+    from workbench.service import Workbench
+
+    ev = Workbench(_settings()).review(args.run, args.evidence_id, args.label, args.reviewer, args.note)
+    if args.json:
+        emit([_event_row(ev)])
+    else:
+        before = ev.previous_label or "no human label"
+        print(f"{ev.requirement_id}: {before} -> {ev.label} by {ev.reviewer} (verifier: {ev.verifier_verdict}); "
+              f"event {ev.id} stored")
+    return 0
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Review events in the order they were recorded."""
+    from workbench.service import Workbench
+
+    for ev in Workbench(_settings()).history(args.run, args.evidence_id):
+        if args.json:
+            emit([_event_row(ev)])
+        else:
+            note = f"  \"{ev.note}\"" if ev.note else ""
+            print(f"{ev.timestamp.isoformat()[:19]}  {ev.requirement_id:<10} {ev.previous_label or '-'} -> {ev.label}"
+                  f"  by {ev.reviewer} (verifier: {ev.verifier_verdict}){note}")
+    return 0
 
 
 def _cmd_metrics(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Verifier-vs-human agreement and review progress, for one run or overall."""
+    from workbench.service import Workbench
+
+    m = Workbench(_settings()).metrics(args.run)
+    if args.json:
+        emit([m.model_dump(mode="json")])
+        return 0
+    scope = f"run {m.run_id}" if m.run_id else f"{m.runs} runs"
+    kappa = "n/a" if m.cohen_kappa is None else f"{m.cohen_kappa:.3f}"
+    print(f"{scope}: {m.reviewed}/{m.total} reviewed ({m.review_progress:.0%}), verifier pass rate {m.pass_rate:.0%}, "
+          f"final {m.final_pass_rate:.0%}")
+    print(f"agreement {'n/a' if m.agreement is None else f'{m.agreement:.0%}'}, Cohen's kappa {kappa}, "
+          f"overrides {m.overrides}")
+    for v, row in m.confusion.items():
+        print(f"  verifier {v:<11} human supported {row['supported']:>4}  unsupported {row['unsupported']:>4}")
+    for reason, d in m.override_by_reason.items():
+        print(f"  override rate when verifier said {reason}: {d['rate']:.0%} of {int(d['reviewed'])}")
+    return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:

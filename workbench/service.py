@@ -307,3 +307,26 @@ class Workbench:
         overall = m.compute(all_statuses, run_id=None, runs=len(runs), confidences=confidences, events=events)
         overall.per_run = per_run
         return overall
+
+    def audit_trail(self, run_id: str) -> dict:
+        """Seed 000's audit-trail JSON of a stored run, re-verified on load, each extracted
+        requirement also carrying verifier_verdict, human_label (None when none), final_status,
+        hash_ok and the current reviewer/note; `after_review` holds the answer's support and
+        confidence with human labels applied (answer_view)."""
+        run, hash_ok = self._load_run(run_id)
+        labels = self.store.current_labels(run_id)
+        statuses = {s.evidence.requirement_id: s for s in self._statuses(run, hash_ok, labels)}
+        reviewed = self._answer_view(run, list(statuses.values()), labels)
+        trail = run.audit_trail()
+        for req in trail["extracted_requirements"]:
+            s = statuses[req["requirement_id"]]
+            req.update(verifier_verdict=s.verifier_verdict, human_label=s.human_label, final_status=s.final_status,
+                       hash_ok=s.hash_ok, reviewer=s.reviewer, review_note=s.note,
+                       reviewed_at=s.reviewed_at.isoformat() if s.reviewed_at else None)
+        trail["created_at"] = run.created_at.isoformat()
+        trail["after_review"] = {"grounding_confidence": reviewed.grounding_confidence,
+                                 "support_ratio": reviewed.support_ratio,
+                                 "citation_coverage": reviewed.citation_coverage,
+                                 "sentence_support": [x.model_dump() for x in reviewed.sentences],
+                                 "result": reviewed.result, "message": reviewed.message}
+        return trail
