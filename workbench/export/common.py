@@ -1,0 +1,78 @@
+"""Small pieces several formats share: the flat evidence row, document naming, dates, authors."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from workbench.export.bundle import ExportBundle, RunBundle
+from workbench.models import Document, EvidenceStatus
+
+_DATE = re.compile(r"(\d{4})(?:-?(\d{2}))?(?:-?(\d{2}))?")
+
+
+def evidence_row(rb: RunBundle, st: EvidenceStatus, bundle: ExportBundle) -> dict[str, Any]:
+    """One evidence item with both verdicts and the one that counts (CSV columns, JSONL base)."""
+    ev, sp, v = st.evidence, st.evidence.span, st.verification
+    doc = bundle.document(ev.document_id)
+    return {
+        "run_id": rb.run.run_id,
+        "requirement_id": ev.requirement_id,
+        "document_id": ev.document_id,
+        "document": doc.filename if doc else "",
+        "source_type": ev.source_type,
+        "section_heading": ev.section_heading or "",
+        "page": sp.page if sp else None,
+        "pages": " ".join(str(p) for p in sp.pages) if sp else "",
+        "quote": ev.exact_quote,
+        "start": sp.start if sp else None,
+        "end": sp.end if sp else None,
+        "text_sha256": sp.text_sha256 if sp else "",
+        "verifier_verdict": st.verifier_verdict,
+        "rejection_reason": (v.rejection_reason or "") if v else "",
+        "verification_rationale": v.verification_rationale if v else "",
+        "verifier_score": v.score if v else None,
+        "human_label": st.human_label or "",
+        "reviewer": st.reviewer or "",
+        "note": st.note or "",
+        "reviewed_at": st.reviewed_at.isoformat() if st.reviewed_at else "",
+        "final_status": st.final_status,
+    }
+
+
+def doc_title(doc: Document | None, document_id: str = "") -> str:
+    if doc is None:
+        return document_id[:12]
+    return (doc.title or "").strip() or doc.filename
+
+
+def date_parts(value: str | None) -> list[int]:
+    """[year, month, day] as far as the metadata says; [] when it says nothing usable."""
+    m = _DATE.match((value or "").strip().removeprefix("D:"))
+    if not m:
+        return []
+    return [int(g) for g in m.groups() if g]
+
+
+def authors(value: str | None) -> list[str]:
+    """PDF /Author often holds several names: split on ';', '&' and ' and '."""
+    if not value or not value.strip():
+        return []
+    parts = re.split(r"\s*;\s*|\s+&\s+|\s+and\s+", value.strip())
+    return [p.strip() for p in parts if p.strip()]
+
+
+def citation_numbers(bundle: ExportBundle) -> dict[tuple[str, str], int]:
+    """(run_id, requirement_id) → the number readers see: order of first citation in the answers,
+    then the uncited evidence, so numbers are stable for a given bundle."""
+    from workbench.export.gate import answer_sentences
+
+    numbers: dict[tuple[str, str], int] = {}
+    for rb in bundle.runs:
+        for sent in answer_sentences(rb):
+            for c in sent.citations:
+                if rb.status_for(c) is not None:
+                    numbers.setdefault((rb.run.run_id, c), len(numbers) + 1)
+        for st in rb.statuses:
+            numbers.setdefault((rb.run.run_id, st.evidence.requirement_id), len(numbers) + 1)
+    return numbers
