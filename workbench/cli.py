@@ -202,7 +202,39 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Write one export file. Blocked by the safety gate or a hash mismatch → exit 2, one line."""
+    import os
+
+    from workbench.service import Workbench
+
+    if not args.runs and not args.all:
+        raise UsageError("workbench export: name at least one RUN, or --all for every stored run")
+    if args.reason is not None and not args.force:
+        raise UsageError("workbench export: --reason goes with --force (it records why the gate was skipped)")
+    if args.force and not (args.reason or "").strip():
+        raise UsageError("workbench export: --force needs --reason TEXT saying why the safety gate may be skipped")
+    out = Path(args.out)
+    if out.is_dir():
+        raise UsageError(f"{args.out}: is a folder; give --out a file path")
+    if not out.parent.exists():
+        raise UsageError(f"{out.parent}: no such folder for --out")
+    res = Workbench(_settings()).export(None if args.all else args.runs, args.format, force=args.force,
+                                        reason=args.reason, by=args.by)
+    if res.is_zip and out.suffix.lower() != ".zip":
+        raise UsageError(f"these runs cite several documents, so the annotated PDFs come as a zip (one PDF per "
+                         f"document): give --out a .zip path, e.g. {out.with_suffix('.zip')}")
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(res.data)
+    os.replace(tmp, out)
+    row = {"out": str(out), "format": res.format, "media_type": res.media_type, "bytes": len(res.data),
+           "hashes_checked": res.hashes_checked, "gate_passed": all(g.passed for g in res.gate),
+           "forced": res.forced.model_dump(mode="json") if res.forced else None}
+    if args.json:
+        emit([row])
+    else:
+        note = f"; safety gate overridden by {res.forced.by}: {res.forced.reason}" if res.forced else ""
+        print(f"wrote {out} ({res.format}, {len(res.data)} bytes, {res.hashes_checked} quote hashes re-checked){note}")
+    return 0
 
 
 # --- parser ----------------------------------------------------------------------------------
@@ -278,11 +310,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_metrics)
 
     s = sub.add_parser("export", help="export runs: citations, audit trail, annotated PDF, relabels")
-    s.add_argument("runs", nargs="+", metavar="RUN")
+    s.add_argument("runs", nargs="*", metavar="RUN")
+    s.add_argument("--all", action="store_true", help="every stored run (the whole workspace)")
     s.add_argument("--format", required=True, choices=EXPORT_FORMATS)
     s.add_argument("--out", required=True, metavar="PATH")
     s.add_argument("--force", action="store_true", help="export despite the safety gate (needs --reason)")
-    s.add_argument("--reason")
+    s.add_argument("--reason", help="why the gate may be skipped; recorded inside the export")
+    s.add_argument("--by", help="who forces the export (default: the login name)")
+    s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_export)
     return p
 

@@ -330,3 +330,32 @@ class Workbench:
                                  "sentence_support": [x.model_dump() for x in reviewed.sentences],
                                  "result": reviewed.result, "message": reviewed.message}
         return trail
+
+    # --- export --------------------------------------------------------------------------
+    def export(self, run_ids: list[str] | None, fmt: str, *, force: bool = False, reason: str | None = None,
+               by: str | None = None):
+        """Export runs (None or []: every stored run) as `fmt` (workbench.export.FORMATS) →
+        workbench.export.ExportResult (bytes, media type, extension; several documents as a zip
+        for `pdf`). Hashes are re-checked first (HashMismatchError); answer formats pass the
+        seed-003 gate (ExportBlockedError with reasons) unless forced with a reason."""
+        from workbench.export import FORMATS, render
+        from workbench.export.bundle import ExportBundle, RunBundle
+
+        if fmt not in FORMATS:
+            raise WorkbenchError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
+        ids = list(dict.fromkeys(run_ids or [r.run_id for r in self.runs()]))
+        if not ids:
+            raise NotFoundError("no runs to export: ask a question first (`workbench ask FILE --question ...`)")
+        runs = []
+        for rid in ids:
+            run, hash_ok = self._load_run(rid)
+            labels = self.store.current_labels(rid)
+            statuses = self._statuses(run, hash_ok, labels)
+            runs.append(RunBundle(run=run, statuses=statuses, history=self.store.history(rid),
+                                  answer=self._answer_view(run, statuses, labels)))
+        doc_ids = dict.fromkeys(d for rb in runs for d in rb.run.document_ids + [s.evidence.document_id
+                                                                                  for s in rb.statuses])
+        bundle = ExportBundle(runs=runs, documents={d: self.document(d) for d in doc_ids},
+                              pdf_bytes=self.pdf_bytes, document_text=lambda d: self.parsed(d).text)
+        return render(bundle, fmt, min_coverage=self.settings.gate_min_coverage,
+                      min_support=self.settings.gate_min_support, force=force, reason=reason, by=by)

@@ -3,8 +3,10 @@ evidence is held back with the reasons ("needs human check: ...") unless someone
 with a reason, which the export then carries.
 
 Choices: the gate judges the answer as the reviewer left it (final statuses, human labels
-win). A NO_AUTHORITATIVE_EVIDENCE run passes: it states that nothing was found and makes no
-claim, so there is nothing ungrounded to hold back; exports print the statement plainly.
+win). A NO_AUTHORITATIVE_EVIDENCE run with no answer sentences passes: it states that nothing
+was found and makes no claim, so there is nothing ungrounded to hold back; exports print the
+statement plainly. An answer whose evidence reviewers rejected entirely (the service then
+marks it NO_AUTHORITATIVE_EVIDENCE too) still has sentences, and is blocked on them.
 Only formats that carry the answer (json, md, html) are gated; the evidence-level formats
 show every item's verdict next to it and the relabel set exists precisely for bad answers."""
 
@@ -39,7 +41,7 @@ def _short(text: str, n: int = 80) -> str:
 def evaluate(rb: RunBundle, min_coverage: float, min_support: float) -> GateDecision:
     ans = rb.effective_answer
     run_id = rb.run.run_id
-    if ans.result == NO_AUTHORITATIVE_EVIDENCE:
+    if ans.result == NO_AUTHORITATIVE_EVIDENCE and not answer_sentences(rb):
         return GateDecision(run_id=run_id, passed=True, evidence_coverage=0.0, support_ratio=0.0,
                             min_coverage=min_coverage, min_support=min_support, no_authoritative_evidence=True)
     final = {s.evidence.requirement_id: s for s in rb.statuses}
