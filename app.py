@@ -1,0 +1,27 @@
+"""Evidence Workbench: the Streamlit app. Run it with `make run` (or `streamlit run serve.py`,
+which adds the page-image route the PDF viewer needs)."""
+
+import streamlit as st
+
+from workbench.ui import state
+
+st.set_page_config(page_title="Evidence Workbench", page_icon=":material/fact_check:", layout="wide")
+state.sync_from_query_params()
+
+with st.sidebar:
+    st.text_input(
+        "Reviewer name",
+        key=state.REVIEWER,
+        placeholder="e.g. Dana Reviewer",
+        help="Recorded on every review decision you make in this session.",
+    )
+
+pages = [
+    st.Page(state.PAGE_DOCUMENTS, title="Documents", icon=":material/description:", default=True),
+    st.Page(state.PAGE_RUN, title="Run", icon=":material/play_circle:"),
+    st.Page(state.PAGE_REVIEW, title="Review", icon=":material/rule:"),
+    st.Page(state.PAGE_ANSWER, title="Answer", icon=":material/article:"),
+    st.Page(state.PAGE_DASHBOARD, title="Dashboard", icon=":material/monitoring:"),
+    st.Page(state.PAGE_EXPORT, title="Export", icon=":material/download:"),
+]
+st.navigation(pages).run()

@@ -1,0 +1,69 @@
+"""Answer: the composed answer with citation chips (click one to review that evidence), the
+confidence badge (seed 004), unsupported sentences and the quality review. Human labels apply."""
+
+import streamlit as st
+
+from workbench.models import NO_AUTHORITATIVE_EVIDENCE
+from workbench.ui import state
+from workbench.ui.citations import answer_with_chips
+from workbench.ui.widgets import confidence_badge, run_picker
+from workbench.ui.workspace import get_workbench
+
+st.title("Answer")
+wb = get_workbench()
+run = run_picker(wb, key="answer_run")
+if run is None:
+    st.stop()
+state.write_query_params(run.run_id)
+
+answer = wb.answer_view(run.run_id)
+statuses = {s.evidence.requirement_id: s.final_status for s in wb.evidence_status(run.run_id)}
+
+st.markdown(f"### {run.question}")
+if answer.result == NO_AUTHORITATIVE_EVIDENCE:
+    st.error(
+        "**No authoritative evidence.** None of the selected documents contains a verified quote that answers "
+        "this question, so the workbench makes no claim. " + (answer.message or ""),
+        icon=":material/block:",
+    )
+    if answer.missing_evidence:
+        st.markdown("**Missing evidence:**\n" + "\n".join(f"- {m}" for m in answer.missing_evidence))
+    st.caption(f"{len(statuses)} item(s) were extracted; none is supported. The Review page shows why — a "
+               "reviewer can mark one Supported if the verifier was wrong.")
+    if statuses:
+        st.page_link(state.PAGE_REVIEW, label="Review the evidence", icon=":material/rule:",
+                     query_params=state.deep_link_params(run.run_id))
+    if not (answer.sentences or answer.final_answer):
+        st.stop()
+
+st.markdown(
+    confidence_badge(answer)
+    + f" &nbsp; Grounding confidence: **{answer.grounding_confidence}**"
+    + f" · citation coverage {round(answer.citation_coverage * 100)} %"
+)
+cited = answer_with_chips(answer, statuses, key=f"answer_{run.run_id}")
+if cited:
+    state.select_evidence(run.run_id, cited)
+    st.switch_page(state.PAGE_REVIEW, query_params=state.deep_link_params(run.run_id, cited))
+st.caption("Click an evidence ID to see its quote highlighted in the PDF. Struck-through IDs were marked unsupported.")
+
+unsupported = [s for s in answer.sentences if not s.supported]
+c1, c2 = st.columns(2, gap="large")
+with c1:
+    st.markdown(f"**Unsupported sentences** ({len(unsupported)} of {len(answer.sentences)})")
+    if unsupported:
+        for s in unsupported:
+            st.markdown(f"- :red[{s.text}]  \n  *{s.reason or 'no verified evidence cited'}*")
+    else:
+        st.caption("Every sentence cites supported evidence.")
+    if answer.missing_evidence:
+        st.markdown("**Missing evidence**\n" + "\n".join(f"- {m}" for m in answer.missing_evidence))
+with c2:
+    st.markdown("**Quality review**")
+    if answer.quality:
+        st.dataframe([{"": "✅" if q.passed else "❌", "Check": q.check, "Detail": q.detail} for q in answer.quality],
+                     hide_index=True, width="stretch")
+    else:
+        st.caption("No quality findings recorded.")
+    if answer.unused_requirements:
+        st.caption("Verified but not cited: " + ", ".join(answer.unused_requirements))

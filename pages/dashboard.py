@@ -1,0 +1,83 @@
+"""Dashboard: how the verifier and the reviewers are doing, across runs and per run."""
+
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from workbench.models import ReviewMetrics
+from workbench.ui.widgets import run_label
+from workbench.ui.workspace import get_workbench
+
+st.title("Dashboard")
+wb = get_workbench()
+runs = sorted(wb.runs(), key=lambda r: r.created_at, reverse=True)
+if not runs:
+    st.info("No runs yet: the dashboard fills in once questions have been asked on the **Run** page.")
+    st.stop()
+
+labels = {r.run_id: run_label(r) for r in runs}
+scope = st.selectbox("Scope", [None, *labels], format_func=lambda i: "All runs" if i is None else labels[i],
+                     key="dashboard_scope")
+m: ReviewMetrics = wb.metrics(scope)
+
+
+def pct(x: float | None) -> str:
+    return "—" if x is None else f"{x * 100:.0f} %"
+
+
+k = st.columns(5)
+k[0].metric("Evidence items", m.total, help=f"over {m.runs} run(s)")
+k[1].metric("Verifier pass rate", pct(m.pass_rate), help="verified / extracted")
+k[2].metric("Final pass rate", pct(m.final_pass_rate), help="with human labels applied")
+k[3].metric("Reviewed", f"{m.reviewed} / {m.total}", help=f"{pct(m.review_progress)} reviewed by a human")
+k[4].metric("Cohen's κ", "—" if m.cohen_kappa is None else f"{m.cohen_kappa:.2f}",
+            help="verifier vs human agreement beyond chance, over reviewed items (— until both classes occur)")
+CHART = {"height": 320, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}}
+
+c1, c2 = st.columns(2, gap="large")
+with c1:
+    reasons = m.rejection_reasons
+    if reasons:
+        fig = px.bar(x=list(reasons.values()), y=list(reasons), orientation="h", title="Rejection reasons (verifier)",
+                     labels={"x": "items", "y": ""})
+        st.plotly_chart(fig.update_layout(**CHART), width="stretch")
+    else:
+        st.caption("No rejected evidence.")
+with c2:
+    order = ["supported", "unsupported"]
+    z = [[m.confusion.get(v, {}).get(h, 0) for h in order] for v in order]
+    fig = go.Figure(go.Heatmap(z=z, x=[f"human: {h}" for h in order], y=[f"verifier: {v}" for v in order],
+                               text=z, texttemplate="%{text}", colorscale="Blues", showscale=False))
+    title = f"Verifier vs human (κ {'—' if m.cohen_kappa is None else f'{m.cohen_kappa:.2f}'}, " \
+            f"agreement {pct(m.agreement)})"
+    st.plotly_chart(fig.update_layout(title=title, **CHART).update_yaxes(autorange="reversed"), width="stretch")
+
+c3, c4 = st.columns(2, gap="large")
+with c3:
+    if m.per_run:
+        per = list(reversed(m.per_run))[-20:]
+        fig = go.Figure([
+            go.Bar(name="pass rate (verifier)", x=[p.run_id for p in per], y=[p.pass_rate for p in per]),
+            go.Bar(name="reviewed", x=[p.run_id for p in per], y=[p.review_progress for p in per]),
+        ])
+        fig.update_layout(title="Per run: pass rate and review progress", barmode="group", yaxis_tickformat=".0%",
+                          legend={"orientation": "h", "y": -0.25}, **CHART)
+        st.plotly_chart(fig, width="stretch")
+    else:
+        fig = go.Figure(go.Pie(labels=["reviewed", "not reviewed"], values=[m.reviewed, m.total - m.reviewed],
+                               hole=0.55, sort=False))
+        st.plotly_chart(fig.update_layout(title="Review progress", **CHART), width="stretch")
+with c4:
+    levels = ["high", "medium", "low", "insufficient"]
+    gc = m.grounding_confidence
+    fig = px.bar(x=levels, y=[gc.get(x, 0) for x in levels], title="Answer confidence (runs per level)",
+                 labels={"x": "", "y": "runs"}, color=levels,
+                 color_discrete_map={"high": "#2e9e5b", "medium": "#e6a23c", "low": "#e06c3c", "insufficient": "#c33"})
+    st.plotly_chart(fig.update_layout(showlegend=False, **CHART), width="stretch")
+
+if m.score_histogram and sum(m.score_histogram):
+    fig = px.bar(x=[f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(len(m.score_histogram))], y=m.score_histogram,
+                 title="Verifier score distribution", labels={"x": "score", "y": "items"})
+    st.plotly_chart(fig.update_layout(**CHART), width="stretch")
+if m.reviewers:
+    st.caption("Review events by reviewer: " + ", ".join(f"{k}: {v}" for k, v in m.reviewers.items()))

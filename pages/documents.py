@@ -1,0 +1,117 @@
+"""Documents: upload PDFs (source type each), see ingest progress, warnings and errors; load the
+sample document; the document list."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from workbench.errors import PasswordRequiredError, WorkbenchError, WrongPasswordError
+from workbench.models import SOURCE_TYPES, Document
+from workbench.ui import state
+from workbench.ui.widgets import show_error
+from workbench.ui.workspace import get_workbench
+
+SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample" / "NIST.SP.800-171r2.pdf"
+
+st.title("Documents")
+wb = get_workbench()
+results: list[dict] = st.session_state.setdefault(state.INGEST_RESULTS, [])
+pending: dict[str, dict] = st.session_state.setdefault(state.PENDING_PASSWORDS, {})
+
+
+def describe(doc: Document) -> None:
+    """What a reviewer should know about a freshly ingested document."""
+    st.success(f"**{doc.filename}** ingested: {doc.pages} pages, source type *{doc.source_type}*.",
+               icon=":material/check_circle:")
+    if doc.pages_without_text:
+        pages = ", ".join(str(p) for p in doc.pages_without_text[:30])
+        more = "…" if len(doc.pages_without_text) > 30 else ""
+        st.warning(f"**{doc.filename}**: pages without a text layer (scanned?): {pages}{more}. "
+                   "Quotes on these pages cannot be found or verified; OCR the file first if they matter.",
+                   icon=":material/document_scanner:")
+    for w in doc.warnings:
+        st.warning(f"**{doc.filename}**: {w}", icon=":material/warning:")
+
+
+def ingest(name: str, data: bytes, source_type: str, password: str | None = None) -> None:
+    try:
+        doc = wb.ingest(data, name, password=password, source_type=source_type)
+    except PasswordRequiredError as e:
+        pending[name] = {"data": data, "source_type": source_type, "message": str(e)}
+        results.append({"name": name, "error": None, "password": True})
+    except WrongPasswordError as e:
+        pending[name] = {"data": data, "source_type": source_type, "message": str(e)}
+        results.append({"name": name, "error": str(e)})
+    except WorkbenchError as e:
+        results.append({"name": name, "error": str(e)})
+    else:
+        pending.pop(name, None)
+        results.append({"name": name, "document": doc})
+
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.subheader("Upload PDFs")
+    nonce = st.session_state.get(state.UPLOAD_NONCE, 0)
+    files = st.file_uploader("PDF files", type=["pdf"], accept_multiple_files=True, key=f"uploader_{nonce}",
+                             help="Several at once. The same file uploaded twice is one document.")
+    types: dict[str, str] = {}
+    for f in files or []:
+        types[f.file_id] = st.selectbox(
+            f"Source type of {f.name}", SOURCE_TYPES, index=SOURCE_TYPES.index("other"), key=f"stype_{f.file_id}")
+    if st.button("Ingest", type="primary", disabled=not files, icon=":material/upload:"):
+        results.clear()
+        progress = st.progress(0.0, text="Ingesting…")
+        for i, f in enumerate(files):
+            progress.progress(i / len(files), text=f"Ingesting {f.name} ({i + 1} of {len(files)})…")
+            ingest(f.name, f.getvalue(), types[f.file_id])
+        progress.progress(1.0, text=f"Done: {len(files)} file(s).")
+        st.session_state[state.UPLOAD_NONCE] = nonce + 1
+        st.rerun()
+
+with right:
+    st.subheader("Sample document")
+    st.caption("NIST SP 800-171 Rev. 2 (113 pages, a US government work) — security requirements such as "
+               "“3.5.3 Use multifactor authentication…”.")
+    if st.button("Load the sample document", icon=":material/library_add:"):
+        results.clear()
+        with st.spinner("Ingesting the sample document…"):
+            ingest(SAMPLE.name, SAMPLE.read_bytes(), "policy")
+        st.rerun()
+
+for r in results:
+    if r.get("document"):
+        describe(r["document"])
+    elif r.get("password") and r["name"] in pending:
+        st.warning(f"**{r['name']}** is encrypted: {pending[r['name']]['message']}", icon=":material/lock:")
+    elif r.get("error"):
+        st.error(f"**{r['name']}**: {r['error']}", icon=":material/error:")
+
+for name, item in list(pending.items()):
+    with st.form(f"pw_{name}", border=True):
+        st.markdown(f":material/lock: **{name}** needs a password to open.")
+        pw = st.text_input("Password", type="password", key=f"pw_input_{name}")
+        if st.form_submit_button("Open with password"):
+            results.clear()
+            ingest(name, item["data"], item["source_type"], password=pw)
+            st.rerun()
+
+st.subheader("Documents in this workspace")
+try:
+    docs = wb.documents()
+except Exception as e:  # noqa: BLE001 - shown to the user, not swallowed
+    show_error(e)
+    docs = []
+if not docs:
+    st.info("No documents yet: upload PDFs above or load the sample document.")
+else:
+    st.dataframe(
+        [{
+            "Title": d.title or d.filename, "File": d.filename, "Source type": d.source_type, "Pages": d.pages,
+            "Text layer": "yes" if d.has_text_layer and not d.pages_without_text else
+            ("partly" if d.has_text_layer else "no"),
+            "Warnings": "; ".join(d.warnings), "ID (SHA-256)": d.id[:16] + "…",
+        } for d in docs],
+        hide_index=True, width="stretch",
+    )
+    st.page_link(state.PAGE_RUN, label="Ask a question about these documents", icon=":material/play_circle:")

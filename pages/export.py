@@ -1,0 +1,68 @@
+"""Export: the reviewed results as files (human labels applied), one format at a time."""
+
+import json
+
+import streamlit as st
+
+from workbench.errors import ExportBlockedError
+from workbench.ui import state
+from workbench.ui.widgets import run_label, show_error
+from workbench.ui.workspace import get_workbench
+
+FORMAT_NAMES = {
+    "json": "Audit trail (JSON)", "csv": "Evidence table (CSV)", "md": "Report (Markdown)", "html": "Report (HTML)",
+    "bibtex": "Bibliography (BibTeX)", "csljson": "Bibliography (CSL-JSON)",
+    "webannotation": "W3C Web Annotations (JSON-LD)", "pdf": "Annotated PDF", "jsonl": "Relabels (JSONL training set)",
+}
+
+st.title("Export")
+wb = get_workbench()
+runs = sorted(wb.runs(), key=lambda r: r.created_at, reverse=True)
+if not runs:
+    st.info("No runs yet: ask a question on the **Run** page, review it, then export it here.")
+    st.stop()
+labels = {r.run_id: run_label(r) for r in runs}
+default = [st.session_state[state.RUN]] if st.session_state.get(state.RUN) in labels else [runs[0].run_id]
+chosen = st.multiselect("Runs", list(labels), default=default, format_func=labels.get)
+if not chosen:
+    st.caption("Choose at least one run.")
+    st.stop()
+
+try:
+    from workbench.export import FORMATS
+except ImportError:  # the export module is optional for the rest of the app
+    FORMATS = {}
+
+stem = chosen[0] if len(chosen) == 1 else f"{len(chosen)}-runs"
+if FORMATS:
+    fmt = st.selectbox("Format", list(FORMATS), format_func=lambda f: FORMAT_NAMES.get(f, f))
+    force = st.checkbox("Export even if the safety gate blocks it",
+                        help="The gate blocks answers whose sentences are not covered or supported by verified "
+                             "evidence; a forced export records who forced it and why.")
+    reason = st.text_input("Reason for forcing", disabled=not force)
+    if force and not reason.strip():
+        st.caption("A forced export needs a reason.")
+    try:
+        out = wb.export(chosen, fmt, force=force and bool(reason.strip()), reason=reason.strip() or None)
+    except ExportBlockedError as e:
+        st.error(str(e), icon=":material/block:")
+        st.markdown("\n".join(f"- {r}" for r in e.reasons))
+    except NotImplementedError:
+        st.caption("Formats arrive with the export module; the audit trail is below.")
+    except Exception as e:  # noqa: BLE001 - user errors worded by the service
+        show_error(e)
+    else:
+        if out.forced:
+            st.warning(f"Forced export: {out.forced.reason if hasattr(out.forced, 'reason') else out.forced}")
+        st.download_button(f"Download {FORMAT_NAMES.get(fmt, fmt)}", out.data, file_name=f"evidence-{stem}.{out.extension}",
+                           mime=out.media_type, type="primary", icon=":material/download:")
+        if getattr(out, "hashes_checked", 0):
+            st.caption(f"{out.hashes_checked} quote hashes re-checked against the stored PDFs.")
+
+st.divider()
+trail = [wb.audit_trail(r) if hasattr(wb, "audit_trail") else wb.run(r).audit_trail() for r in chosen]
+body = trail[0] if len(trail) == 1 else trail
+st.download_button("Download audit trail (JSON, always available)", json.dumps(body, indent=2, default=str),
+                   file_name=f"audit-trail-{stem}.json", mime="application/json", icon=":material/data_object:")
+with st.expander("Preview the audit trail"):
+    st.json(body, expanded=1)

@@ -1,0 +1,169 @@
+"""Review: the evidence grid beside the PDF viewer; label each item Supported / Unsupported.
+Deep link: ?run=<run id>&evidence=<REQ-…> opens that item highlighted."""
+
+import pandas as pd
+import streamlit as st
+from st_aggrid import AgGrid, GridOptionsBuilder
+
+from workbench.models import EvidenceStatus
+from workbench.ui import state
+from workbench.ui.viewer import highlights_for, pdf_viewer
+from workbench.ui.widgets import run_picker, show_error
+from workbench.ui.workspace import get_workbench
+
+st.title("Review")
+wb = get_workbench()
+run = run_picker(wb, key="review_run")
+if run is None:
+    st.stop()
+
+items: list[EvidenceStatus] = wb.evidence_status(run.run_id)
+if not items:
+    st.info("This run extracted no evidence: nothing to review. The Answer page explains what is missing.")
+    state.write_query_params(run.run_id)
+    st.stop()
+
+ids = [s.evidence.requirement_id for s in items]
+by_id = {s.evidence.requirement_id: s for s in items}
+wanted = st.session_state.get(state.EVIDENCE)
+if wanted and wanted not in by_id:
+    st.warning(f"Evidence {wanted!r} is not part of this run; showing {ids[0]} instead.")
+    wanted = None
+if not wanted:
+    state.select_evidence(run.run_id, ids[0])
+    wanted = ids[0]
+current = by_id[wanted]
+state.write_query_params(run.run_id, wanted)
+docs = {d.id: d for d in wb.documents()}
+
+
+def go(offset: int) -> None:
+    i = (ids.index(st.session_state[state.EVIDENCE]) + offset) % len(ids)
+    state.select_evidence(run.run_id, ids[i])
+
+
+def label(value: str) -> None:
+    name = state.reviewer()
+    if not name:
+        st.session_state["review_flash"] = ("error", "Enter your **Reviewer name** in the sidebar first.")
+        return
+    ev_id = st.session_state[state.EVIDENCE]
+    try:
+        wb.review(run.run_id, ev_id, value, name, st.session_state.get(state.NOTE, ""))
+    except Exception as e:  # noqa: BLE001 - shown by the page below
+        st.session_state["review_flash"] = ("exception", e)
+        return
+    st.session_state[state.NOTE] = ""
+    words = {"supported": "Supported", "unsupported": "Unsupported", "reset": "Reset to the verifier's verdict"}
+    st.session_state["review_flash"] = ("success", f"{ev_id}: {words[value]} (by {name}).")
+
+
+left, right = st.columns([5, 6], gap="medium")
+with left:
+    n_done = sum(1 for s in items if s.human_label)
+    st.caption(f"{run.question} — {len(items)} evidence items, {n_done} reviewed by a human.")
+    rows = pd.DataFrame([{
+        "ID": s.evidence.requirement_id,
+        "Document": (docs[s.evidence.document_id].title or docs[s.evidence.document_id].filename)
+        if s.evidence.document_id in docs else s.evidence.document_id[:12],
+        "Page": s.evidence.span.page if s.evidence.span else None,
+        "Quote": s.evidence.exact_quote,
+        "Verifier": s.verifier_verdict,
+        "Reason": (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else "",
+        "Human label": s.human_label or "",
+        "Final status": s.final_status,
+    } for s in items])
+    gob = GridOptionsBuilder.from_dataframe(rows)
+    gob.configure_default_column(filter=True, sortable=True, resizable=True)
+    gob.configure_column("ID", width=105, pinned="left")
+    gob.configure_column("Page", width=70)
+    gob.configure_column("Quote", width=320, tooltipField="Quote")
+    for col in ("Verifier", "Human label", "Final status"):
+        gob.configure_column(col, width=110)
+    gob.configure_selection("single", pre_selected_rows=[str(ids.index(wanted))], suppressRowDeselection=True)
+    gob.configure_grid_options(getRowId=None, rowHeight=30)
+    grid = AgGrid(rows, gridOptions=gob.build(), height=330, key=f"grid_{run.run_id}", update_on=["selectionChanged"],
+                  server_sync_strategy="server_wins", show_toolbar=True, show_search=True,
+                  show_download_button=False)
+    sel = grid.selected_rows
+    picked = sel.iloc[0]["ID"] if sel is not None and len(sel) else None
+    if picked and picked != st.session_state.get(state.GRID_SELECTION):
+        st.session_state[state.GRID_SELECTION] = picked
+        if picked != wanted:
+            state.select_evidence(run.run_id, picked)
+            st.rerun()
+
+    with st.container(border=True):
+        ev = current.evidence
+        head = f"**{ev.requirement_id}**"
+        if ev.span:
+            head += f" · page {ev.span.page}" + (f"–{ev.span.pages[-1]}" if len(ev.span.pages) > 1 else "")
+        if ev.section_heading:
+            head += f" · {ev.section_heading}"
+        st.markdown(head)
+        st.markdown(f"> {ev.exact_quote}")
+        v = current.verification
+        verdict_color = "green" if current.verifier_verdict == "supported" else "red"
+        human = current.human_label
+        st.markdown(
+            f"Verifier: :{verdict_color}-badge[{current.verifier_verdict}]"
+            + (f" — {v.rejection_reason or ''} {v.verification_rationale}" if v else "")
+            + "  \nHuman: " + (f":{'green' if human == 'supported' else 'red'}-badge[{human}]"
+                               f" by {current.reviewer}" if human else ":gray-badge[not reviewed]")
+            + f"  \nFinal status: **{current.final_status}**"
+        )
+        if not current.hash_ok:
+            st.error("The stored PDF no longer yields this quote's SHA-256: the evidence cannot be trusted.")
+        st.text_input("Note", key=state.NOTE, placeholder="Why? (recorded with your decision)")
+        if not state.reviewer():
+            st.caption(":material/person: Enter your **Reviewer name** in the sidebar to record decisions.")
+        b = st.columns(5)
+        b[0].button("Supported", on_click=label, args=("supported",), shortcut="S", type="primary",
+                    icon=":material/thumb_up:", width="stretch")
+        b[1].button("Unsupported", on_click=label, args=("unsupported",), shortcut="U",
+                    icon=":material/thumb_down:", width="stretch")
+        b[2].button("Reset", on_click=label, args=("reset",), icon=":material/undo:", width="stretch",
+                    help="Withdraw the human label: the verifier's verdict counts again.")
+        b[3].button("Previous", on_click=go, args=(-1,), shortcut="K", icon=":material/arrow_upward:", width="stretch")
+        b[4].button("Next", on_click=go, args=(1,), shortcut="J", icon=":material/arrow_downward:", width="stretch")
+        st.caption("Shortcuts: **J** next · **K** previous · **S** supported · **U** unsupported")
+        flash = st.session_state.pop("review_flash", None)
+        if flash:
+            kind, msg = flash
+            show_error(msg) if kind == "exception" else getattr(st, kind)(msg)
+
+    st.markdown("**History**")
+    try:
+        events = wb.history(run.run_id, current.evidence.requirement_id)
+    except Exception as e:  # noqa: BLE001
+        show_error(e)
+        events = []
+    if events:
+        st.dataframe([{
+            "When (UTC)": e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), "Reviewer": e.reviewer,
+            "Change": f"{e.previous_label or '—'} → {e.label}", "Verifier said": e.verifier_verdict or "",
+            "Note": e.note,
+        } for e in events], hide_index=True, width="stretch")
+    else:
+        st.caption("No human decisions on this item yet.")
+
+with right:
+    span = current.evidence.span
+    doc_id = current.evidence.document_id
+    same_doc = [s.evidence for s in items if s.evidence.document_id == doc_id and s.evidence.span]
+    name = docs[doc_id].filename if doc_id in docs else doc_id[:12]
+    st.caption(f":material/picture_as_pdf: {name}" + (f" — page {span.page}" if span else ""))
+    if span is None:
+        st.warning(f"{current.evidence.requirement_id}'s quote could not be anchored in the PDF, so there is no box to "
+                   "show (rejected as quote_not_found).")
+    clicked = pdf_viewer(
+        doc_id,
+        highlights_for((e.requirement_id, e.span.rects) for e in same_doc),
+        target=current.evidence.requirement_id,
+        page=span.page if span else None,
+        scroll_token=st.session_state.get(state.SCROLL_TOKEN, 0),
+        key="review_viewer",
+    )
+    if clicked and clicked != wanted and clicked in by_id:
+        state.select_evidence(run.run_id, clicked)
+        st.rerun()

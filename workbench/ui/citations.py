@@ -1,0 +1,82 @@
+"""The composed answer with each [REQ-…] as a clickable citation chip (its text is the ID).
+
+A components-v2 element: the chips sit inline in the sentences, and a click comes back to
+Python as a one-run trigger, which the page turns into a switch to Review on that evidence."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import streamlit as st
+
+from workbench.models import Answer
+
+CITATION = re.compile(r"\[((?:REQ|SENT)-[A-Z]?\d+)\]")
+
+_JS = r"""
+const CIT = /\[((?:REQ|SENT)-[A-Z]?\d+)\]/g;
+function render(root, data, onCite) {
+  root.innerHTML = "";
+  for (const s of data.sentences) {
+    const span = document.createElement("span");
+    span.className = "wb-sent" + (s.supported ? "" : " unsupported");
+    if (!s.supported && s.reason) span.title = "Unsupported: " + s.reason;
+    let last = 0;
+    for (const m of s.text.matchAll(CIT)) {
+      span.appendChild(document.createTextNode(s.text.slice(last, m.index)));
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "wb-chip" + (data.status[m[1]] ? " " + data.status[m[1]] : "");
+      b.dataset.citation = m[1];
+      b.textContent = m[1];
+      b.title = "Open " + m[1] + " in Review";
+      b.addEventListener("click", () => onCite(m[1]));
+      span.appendChild(b);
+      last = m.index + m[0].length;
+    }
+    span.appendChild(document.createTextNode(s.text.slice(last) + " "));
+    root.appendChild(span);
+  }
+}
+export default function ({ data, parentElement, setTriggerValue }) {
+  const root = parentElement.querySelector(".wb-answer");
+  if (root) render(root, data, id => setTriggerValue("cite", id));
+}
+"""
+
+_CSS = """
+.wb-answer { font: 1.05rem/1.75 "Source Sans Pro", "Source Sans 3", sans-serif; color: #1f2430; }
+.wb-sent.unsupported { background: rgba(255, 75, 75, .10); border-bottom: 2px dotted #d33; }
+.wb-chip { display: inline-block; margin: 0 2px; padding: 0 7px; border-radius: 10px; cursor: pointer;
+  border: 1px solid #6b8fd6; background: #eef3ff; color: #1d4fb8; font: 600 .8rem/1.5 monospace; }
+.wb-chip:hover { background: #d9e5ff; }
+.wb-chip.unsupported { border-color: #d33; background: #ffecec; color: #a11; text-decoration: line-through; }
+"""
+
+_component = st.components.v2.component(
+    "evidence_workbench.answer_text", html='<div class="wb-answer"></div>', css=_CSS, js=_JS, isolate_styles=True
+)
+
+
+def answer_sentences(answer: Answer) -> list[dict]:
+    if answer.sentences:
+        return [{"text": s.text, "supported": s.supported, "reason": s.reason} for s in answer.sentences]
+    return [{"text": answer.final_answer, "supported": True, "reason": ""}] if answer.final_answer else []
+
+
+def cited_ids(answer: Answer) -> list[str]:
+    seen: dict[str, None] = {}
+    for s in answer_sentences(answer):
+        for m in CITATION.finditer(s["text"]):
+            seen.setdefault(m.group(1), None)
+    return list(seen)
+
+
+def answer_with_chips(answer: Answer, status: dict[str, str], *, key: str,
+                      on_cite: Callable[[], None] | None = None) -> str | None:
+    """Render the answer; returns the ID of the chip clicked in this run, if any.
+    `status` maps an evidence ID to its final status ("supported"/"unsupported")."""
+    result = _component(key=key, data={"sentences": answer_sentences(answer), "status": status},
+                        on_cite_change=on_cite or (lambda: None))
+    return getattr(result, "cite", None)

@@ -1,0 +1,60 @@
+"""`make run`: make sure the workspace has the sample document, then hand over to
+`streamlit run serve.py` (serve.py = app.py plus the viewer's page-image route).
+
+    python -m workbench.ui.launch [--port 8501] [--address 127.0.0.1] [--no-sample]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "assets" / "sample" / "NIST.SP.800-171r2.pdf"
+
+
+def ensure_sample(sample: Path = SAMPLE) -> str | None:
+    """Ingest the sample into the workspace unless it is there. Returns a line to print."""
+    from workbench.errors import WorkbenchError
+    from workbench.service import Workbench
+
+    wb = Workbench()
+    doc_id = hashlib.sha256(sample.read_bytes()).hexdigest()
+    try:
+        if any(d.id == doc_id for d in wb.documents()):
+            return None
+        doc = wb.ingest(sample, sample.name, source_type="policy")
+    except (WorkbenchError, NotImplementedError) as e:
+        return f"Sample document not ingested ({e}); the app starts anyway."
+    return f"Ingested the sample document {doc.filename} ({doc.pages} pages) into {wb.settings.data_dir}."
+
+
+def streamlit_command(port: int, address: str | None) -> list[str]:
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port", str(port),
+           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    if address:
+        cmd += ["--server.address", address]
+    return cmd
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m workbench.ui.launch", description="Start the Evidence Workbench app.")
+    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8501)))
+    ap.add_argument("--address", default=None, help="interface to listen on (default: Streamlit's)")
+    ap.add_argument("--no-sample", action="store_true", help="do not ingest the sample document")
+    args = ap.parse_args(argv)
+    if not args.no_sample:
+        msg = ensure_sample()
+        if msg:
+            print(msg, flush=True)
+    print(f"Evidence Workbench on http://localhost:{args.port}/", flush=True)
+    os.chdir(ROOT)
+    cmd = streamlit_command(args.port, args.address)
+    os.execv(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    main()

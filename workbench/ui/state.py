@@ -1,0 +1,76 @@
+"""Every session-state key and query parameter the app uses, in one place, plus the few
+helpers that move the selection between them (deep links: ?run=…&evidence=…)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# Query parameters (deep links)
+QP_RUN = "run"
+QP_EVIDENCE = "evidence"
+
+# Session state
+REVIEWER = "reviewer_name"  # sidebar text input, asked once
+RUN = "selected_run"  # run id shown on Review / Answer / Dashboard / Export
+EVIDENCE = "selected_evidence"  # requirement id highlighted on Review
+SCROLL_TOKEN = "viewer_scroll_token"  # bumped on every selection so the viewer re-scrolls
+GRID_SELECTION = "grid_last_selection"  # last row the grid reported, to tell new clicks apart
+LAST_RUN_IDS = "last_run_ids"  # runs created by the latest click on Run
+INGEST_RESULTS = "ingest_results"  # per uploaded file: document or error, shown until next upload
+PENDING_PASSWORDS = "pending_passwords"  # uploaded files waiting for a password: name -> bytes
+NOTE = "review_note"
+UPLOAD_NONCE = "upload_nonce"  # bumped to clear the uploader after ingest
+
+# Page scripts (relative to app.py), for st.switch_page / st.page_link
+PAGE_DOCUMENTS = "pages/documents.py"
+PAGE_RUN = "pages/run.py"
+PAGE_REVIEW = "pages/review.py"
+PAGE_ANSWER = "pages/answer.py"
+PAGE_DASHBOARD = "pages/dashboard.py"
+PAGE_EXPORT = "pages/export.py"
+
+
+def sync_from_query_params() -> None:
+    """Adopt ?run=…&evidence=… from the URL (a deep link or a reload) into the session."""
+    qp = st.query_params
+    run_id = qp.get(QP_RUN)
+    ev = qp.get(QP_EVIDENCE)
+    if run_id and run_id != st.session_state.get(RUN):
+        st.session_state[RUN] = run_id
+        st.session_state[EVIDENCE] = None
+    if ev and ev != st.session_state.get(EVIDENCE):
+        select_evidence(st.session_state.get(RUN), ev)
+
+
+def select_run(run_id: str | None) -> None:
+    if run_id != st.session_state.get(RUN):
+        st.session_state[RUN] = run_id
+        st.session_state[EVIDENCE] = None
+
+
+def select_evidence(run_id: str | None, requirement_id: str | None) -> None:
+    """Make this the evidence shown (and scrolled to) in the viewer."""
+    if run_id:
+        st.session_state[RUN] = run_id
+    st.session_state[EVIDENCE] = requirement_id
+    st.session_state[SCROLL_TOKEN] = st.session_state.get(SCROLL_TOKEN, 0) + 1
+
+
+def deep_link_params(run_id: str | None, requirement_id: str | None = None) -> dict[str, str]:
+    out = {}
+    if run_id:
+        out[QP_RUN] = run_id
+    if requirement_id:
+        out[QP_EVIDENCE] = requirement_id
+    return out
+
+
+def write_query_params(run_id: str | None, requirement_id: str | None = None) -> None:
+    """Keep the URL naming what is on screen, so it can be copied and reloaded."""
+    want = deep_link_params(run_id, requirement_id)
+    if dict(st.query_params) != want:
+        st.query_params.from_dict(want)
+
+
+def reviewer() -> str:
+    return (st.session_state.get(REVIEWER) or "").strip()

@@ -1,0 +1,61 @@
+"""Small pieces several pages share: the run picker, the confidence badge, error display."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.errors import WorkbenchError
+from workbench.models import Answer, Run
+from workbench.service import Workbench
+from workbench.ui import state
+
+
+def run_label(run: Run) -> str:
+    q = run.question if len(run.question) <= 70 else run.question[:67] + "…"
+    return f"{q} · {run.created_at:%Y-%m-%d %H:%M} · {run.run_id}"
+
+
+def run_picker(wb: Workbench, key: str) -> Run | None:
+    """A select box of stored runs, newest first, following the session's selected run.
+    Returns None (and says what to do) when there are no runs yet."""
+    runs = sorted(wb.runs(), key=lambda r: r.created_at, reverse=True)
+    if not runs:
+        st.info("No runs yet. Ask a question on the **Run** page first.")
+        st.page_link(state.PAGE_RUN, label="Go to Run", icon=":material/play_circle:")
+        return None
+    by_id = {r.run_id: r for r in runs}
+    current = st.session_state.get(state.RUN)
+    if current not in by_id:
+        if current:
+            st.warning(f"Run {current!r} was not found in this workspace; showing the latest run instead.")
+        current = runs[0].run_id
+        state.select_run(current)
+    ids = list(by_id)
+    chosen = st.selectbox("Run", ids, index=ids.index(current), format_func=lambda i: run_label(by_id[i]), key=key)
+    if chosen != current:
+        state.select_run(chosen)
+    return by_id[chosen]
+
+
+# Seed 004's badge: ≥75 % well supported (green), 40–74 % partial (amber), <40 % weak (red).
+def badge_level(ratio: float) -> tuple[str, str, str]:
+    pct = round(ratio * 100)
+    if pct >= 75:
+        return "green", "Well supported", ":material/verified_user:"
+    if pct >= 40:
+        return "orange", "Partial", ":material/warning:"
+    return "red", "Weak evidence", ":material/error:"
+
+
+def confidence_badge(answer: Answer) -> str:
+    """Markdown for the badge: colour, words and the percentage of supported sentences."""
+    color, words, icon = badge_level(answer.support_ratio)
+    return f":{color}-badge[{icon} {words} · {round(answer.support_ratio * 100)} % of sentences supported]"
+
+
+def show_error(e: Exception) -> None:
+    """User errors as the service words them; anything else is a bug and shown as one."""
+    if isinstance(e, WorkbenchError):
+        st.error(str(e), icon=":material/error:")
+    else:
+        st.exception(e)
