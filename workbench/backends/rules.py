@@ -1,0 +1,356 @@
+"""The embedded, offline backend: requirement extraction by rule (seed 000), verification and
+sentence support by workbench.backends.judge, composition from verified quotes only.
+
+Extract returns exact offsets into the document text, so every quote is the document's own
+text; compose writes each statement from its quote and cites it inline, so nothing in the
+answer goes beyond the verified evidence."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import get_args
+
+from workbench.backends.base import Candidate, Chunk, Draft, ExtractContext, StageUsage
+from workbench.config import Settings
+from workbench.errors import BackendError
+from workbench.models import Confidence, Evidence, RejectionReason, RequirementReference, SentenceSupport, Verification
+from workbench.pipeline.text import ID_RE, cited_ids, speculative_terms, strip_citations
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# --- what makes a sentence a requirement -------------------------------------------------------
+# Modal and deontic phrases (seed 000: must / shall / required / prohibited / mandated, and the
+# "counties are required to" family its known-gaps section asks for). Strong ones mark a
+# requirement on their own; weak ones ("required" as an adjective) only with low confidence.
+_STRONG = re.compile(
+    r"\b(?:must(?:\s+not)?|shall(?:\s+not)?|(?:is|are|be|been|being)\s+(?:not\s+)?required\s+to|"
+    r"(?:is|are|be)\s+(?:strictly\s+)?prohibited|prohibited\s+from|prohibits?|(?:is|are)\s+forbidden|"
+    r"mandated|mandates?|mandatory|may\s+not|(?:is|are)\s+responsible\s+for|(?:is|are)\s+obligated\s+to|"
+    r"(?:is|are)\s+obliged\s+to|requires?\s+(?:that|\w+(?:\s+\w+){0,3}\s+to)|(?:is|are)\s+not\s+permitted|"
+    r"will\s+ensure|has\s+to|have\s+to|(?:is|are)\s+to\s+be)\b",
+    re.IGNORECASE,
+)
+_WEAK = re.compile(r"\b(?:required|requires|obligations?)\b", re.IGNORECASE)
+
+# Imperative requirement statements as standards write them ("3.1.12 Monitor and control remote
+# access sessions."): a leading identifier, then a base-form verb.
+_IMPERATIVE_VERBS = _wordset("""
+accept account acquire adhere allocate allow alert analyze analyse apply approve archive assess assign
+audit authenticate authorize authorise avoid back backup block calibrate capture categorize change check
+classify clean collect communicate complete comply conduct configure confirm consider contain control
+coordinate correct correlate create define delete deliver deny deploy designate destroy detect determine
+develop disable disconnect display disseminate distribute do document employ enable encrypt enforce
+ensure escort establish evaluate examine execute follow generate grant handle identify implement include
+inform inspect install integrate inventory isolate keep label limit list lock log maintain manage mark
+minimize mitigate monitor notify obtain perform permit plan post prepare prevent prohibit protect provide
+publish record reduce register reject remediate remove renew replace report require respond restrict
+retain review revoke rotate safeguard sanitize sanitise scan screen secure segregate separate set share
+sign specify store submit supervise support terminate test track train transfer transmit update upgrade
+use validate verify withdraw
+""")
+# A capitalised verb followed by one of these is a noun subject ("Control of…", "Review is…").
+_NOT_AFTER_VERB = _wordset("""
+is are was were be has have had can could may might will would should shall must of 's includes include
+consists consist refers refer means mean involves involve focuses focus addresses address
+""")
+_LEADING_ID = re.compile(r"^\s*(?:(?:\(?[0-9]+(?:\.[0-9]+)*[.)]?|\(?[a-zA-Z]\)|\(?[ivxlc]{1,5}\)|[a-z]\.|[•▪◦\-–*])\s+)*")
+_CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+")
+_TRAIL = re.compile(r"(?:[\s,;:(\u2014\u2013-]+|\s+(?:and/or|and|or))+$")
+_STOP = _wordset("""
+a an the and or of to in on for by with at from as is are be been being was were do does did what which
+who whom whose when where why how must shall should may might can could will would that this these those
+it its their there any all each every about into under over than then not no organization organizations
+""")
+
+
+def _terms(text: str) -> set[str]:
+    """Content words, crudely stemmed, for overlap scoring."""
+    out = set()
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        if w in _STOP or len(w) < 3:
+            continue
+        for suf in ("ing", "ed", "es", "s"):
+            if w.endswith(suf) and len(w) - len(suf) >= 4:
+                w = w[: -len(suf)]
+                break
+        out.add(w)
+    return out
+
+
+def _imperative_at(text: str) -> int | None:
+    """Offset of the leading base-form verb when the sentence is an imperative requirement."""
+    m = _LEADING_ID.match(text)
+    pos = m.end() if m else 0
+    words = re.findall(r"[A-Za-z']+", text[pos:pos + 60])
+    if len(words) < 2 or not text[pos:pos + 1].isupper():
+        return None
+    first, second = words[0].lower(), words[1].lower()
+    if first not in _IMPERATIVE_VERBS or second in _NOT_AFTER_VERB:
+        return None
+    if first == "do" and second != "not":
+        return None
+    return pos
+
+
+def requirement_trigger(text: str) -> tuple[int, Confidence] | None:
+    """(offset of what makes `text` a requirement, extraction confidence) or None."""
+    m = _STRONG.search(text)
+    if m:
+        return m.start(), "high"
+    pos = _imperative_at(text)
+    if pos is not None:
+        return pos, "medium"
+    m = _WEAK.search(text)
+    if m:
+        return m.start(), "low"
+    return None
+
+
+# --- excerpts: 10–40 words, cut at clause boundaries, never mid-word --------------------------
+def _trim(text: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and text[s].isspace():
+        s += 1
+    m = _TRAIL.search(text, s, e)
+    if m and m.end() == e:
+        e = m.start()
+    return s, e
+
+
+def _wc(text: str, s: int, e: int) -> int:
+    return len(text[s:e].split())
+
+
+def excerpt(text: str, trigger: int, question_terms: set[str], min_words: int, max_words: int) -> tuple[int, int] | None:
+    """Span [s, e) of `text` (one sentence) to quote for the requirement at `trigger`: the whole
+    sentence when it fits; else the best run of whole clauses holding the trigger; else words
+    from the trigger's clause up to max_words. A sentence shorter than min_words is quoted only
+    when it is complete (ends with a full stop) — a short standard requirement is still whole."""
+    s0, e0 = _trim(text, 0, len(text))
+    n = _wc(text, s0, e0)
+    if n <= max_words:
+        if n >= min_words or (n >= 4 and text[s0:e0].rstrip().endswith((".", ";"))):
+            return s0, e0
+        return None
+    bounds = sorted({s0, e0, *(m.end() for m in _CLAUSE_END.finditer(text, s0, e0))})
+    best: tuple[tuple, tuple[int, int]] | None = None
+    for i in range(len(bounds) - 1):
+        if bounds[i] > trigger:
+            break
+        for j in range(i + 1, len(bounds)):
+            s, e = _trim(text, bounds[i], bounds[j])
+            if e <= trigger:
+                continue
+            wc = _wc(text, s, e)
+            if wc > max_words:
+                break
+            if wc < min_words:
+                continue
+            key = (len(_terms(text[s:e]) & question_terms), s == s0, wc)
+            if best is None or key > best[0]:
+                best = (key, (s, e))
+    if best:
+        return best[1]
+    toks = [(m.start(), m.end()) for m in re.finditer(r"\S+", text[:e0])]
+    ti = next((k for k, (a, b) in enumerate(toks) if b > trigger), len(toks) - 1)
+    clause_start = max((b for b in bounds if b <= trigger), default=s0)
+    first = next((k for k, (a, _) in enumerate(toks) if a >= clause_start), ti)
+    first = min(first, ti)
+    last = min(len(toks), first + max_words) - 1
+    if last - first + 1 < min_words:
+        first = max(0, last - max_words + 1)
+    s, e = _trim(text, toks[first][0], toks[last][1])
+    return (s, e) if _wc(text, s, e) >= min_words else None
+
+
+def extract_from_text(text: str, offset: int, question: str | None, min_words: int, max_words: int
+                      ) -> list[tuple[int, int, Confidence]]:
+    """Requirement quotes in one sentence as absolute (start, end, confidence). With a question,
+    one quote per sentence (the clauses closest to it); without, one per requirement phrase."""
+    qt = _terms(question or "")
+    trig = requirement_trigger(text)
+    if trig is None:
+        return []
+    pos, conf = trig
+    triggers = [pos]
+    if question is None:  # inventory: every requirement phrase of a long sentence
+        triggers += [m.start() for m in _STRONG.finditer(text) if m.start() != pos]
+    out: list[tuple[int, int, Confidence]] = []
+    for t in sorted(triggers):
+        if any(s <= t + offset < e for s, e, _ in out):
+            continue
+        span = excerpt(text, t, qt, min_words, max_words)
+        if span is None:
+            continue
+        s, e = span
+        whole = (s, e) == _trim(text, 0, len(text))
+        c: Confidence = conf if whole or conf == "low" else "medium"
+        out.append((offset + s, offset + e, c))
+    return out
+
+
+# --- compose: statements from quotes, citing inline ----------------------------------------------
+_NEGATIVE = re.compile(r"\b(?:must\s+not|shall\s+not|may\s+not|prohibit\w*|forbidden|not\s+permitted|"
+                       r"(?:is|are)\s+not\s+required|never|no\s+\w+\s+(?:shall|may|must))\b", re.IGNORECASE)
+MAX_STATEMENTS = 8
+
+
+def statement(quote: str) -> str:
+    """A quote as an answer sentence body: whitespace collapsed, closing punctuation dropped."""
+    s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(quote.split())).rstrip(" .;:,")
+    return s[:1].upper() + s[1:] if s[:1].islower() else s
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
+                        max_statements: int = MAX_STATEMENTS) -> Draft:
+    """An answer built only from the verified quotes, in the order given (best first) for
+    choosing, then in document order for reading. Near-identical quotes become one sentence
+    citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
+    presented together in one sentence citing both. Speculative quotes are left out."""
+    usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)]
+    groups: list[list[Evidence]] = []
+    for e in usable:
+        t = _terms(e.exact_quote)
+        for g in groups:
+            if _jaccard(t, _terms(g[0].exact_quote)) >= 0.9:
+                g.append(e)
+                break
+        else:
+            if len(groups) < max_statements:
+                groups.append([e])
+    doc_order = {d: i for i, d in enumerate(dict.fromkeys(e.document_id for e in verified))}
+    groups.sort(key=lambda g: (doc_order[g[0].document_id], g[0].span.start if g[0].span else 0))
+
+    def cite(g: list[Evidence]) -> str:
+        return "[" + ", ".join(e.requirement_id for e in g) + "]"
+
+    sentences: list[str] = []
+    paired: set[int] = set()
+    for i, g in enumerate(groups):
+        if i in paired:
+            continue
+        neg = bool(_NEGATIVE.search(g[0].exact_quote))
+        partner = next((j for j in range(i + 1, len(groups)) if j not in paired
+                        and bool(_NEGATIVE.search(groups[j][0].exact_quote)) != neg
+                        and _jaccard(_terms(g[0].exact_quote), _terms(groups[j][0].exact_quote)) >= 0.5), None)
+        if partner is None:
+            sentences.append(f"{statement(g[0].exact_quote)} {cite(g)}.")
+        else:
+            paired.add(partner)
+            other = groups[partner]
+            sentences.append(f"{statement(g[0].exact_quote)} {cite(g)}; by contrast, "
+                             f"{statement(other[0].exact_quote)} {cite(other)}.")
+    used = {e.requirement_id for g in groups for e in g}
+    refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=True, statement=statement(e.exact_quote))
+            for g in groups for e in g]
+    return Draft(final_answer=" ".join(sentences), requirement_references=refs,
+                 unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in used])
+
+
+# --- the backend ----------------------------------------------------------------------------------
+_REASONS = set(get_args(RejectionReason))
+# Quality review's feedback names the IDs of an unsupported or speculative sentence first.
+_FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
+
+
+def _judge():
+    try:
+        from workbench.backends import judge
+    except ImportError as exc:  # the verifier module is missing from this install
+        raise BackendError(f"The rules verifier is not available ({exc}); reinstall the workbench.") from exc
+    return judge
+
+
+class RulesBackend:
+    """Offline backend; no network, no model downloads."""
+
+    name = "rules"
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._usage: dict[str, StageUsage] = {}
+
+    def _count(self, stage: str, t0: float) -> None:
+        u = self._usage.setdefault(stage, StageUsage())
+        u.calls += 1
+        u.latency_s = round(u.latency_s + time.perf_counter() - t0, 4)
+
+    def extract(self, question: str | None, chunks: list[Chunk], context: ExtractContext) -> list[Candidate]:
+        """Requirement quotes at exact offsets, from the sentences of each chunk. Nothing from
+        chunks without requirements. question=None inventories every requirement."""
+        t0 = time.perf_counter()
+        lo, hi = self.settings.quote_min_words, self.settings.quote_max_words
+        out: list[Candidate] = []
+        seen: set[tuple[str, int, int]] = set()
+        for ch in chunks:
+            for s, _e, text in context.sentences(ch.document_id, ch.start, ch.end):
+                for qs, qe, conf in extract_from_text(text, s, question, lo, hi):
+                    key = (ch.document_id, qs, qe)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    out.append(Candidate(exact_quote=text[qs - s:qe - s], chunk_id=ch.chunk_id, document_id=ch.document_id,
+                                         section_heading=context.heading_at(ch.document_id, qs) or ch.section_heading,
+                                         extraction_confidence=conf, start=qs, end=qe))
+        self._count("extract", t0)
+        return out
+
+    def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
+        """Seed 000's three criteria, decided by judge.judge_requirement."""
+        judge = _judge()
+        t0 = time.perf_counter()
+        out = []
+        for e in evidence:
+            r = judge.judge_requirement(question, e.exact_quote)
+            verified = bool(r.verified)
+            reason = getattr(r, "rejection_reason", None)
+            if not verified and reason not in _REASONS:
+                reason = "does_not_address_question"
+            out.append(Verification(requirement_id=e.requirement_id, verified=verified,
+                                    rejection_reason=None if verified else reason,
+                                    verification_rationale=getattr(r, "verification_rationale", "") or "",
+                                    score=float(min(1.0, max(0.0, getattr(r, "score", 0.0)))), verifier="rules"))
+        self._count("verify", t0)
+        return out
+
+    def compose(self, question: str, verified: list[Evidence], feedback: list[str] | None = None) -> Draft:
+        """Statements from verified quotes only. On a revise pass, drop the IDs that quality
+        review named as unsupported or speculative."""
+        t0 = time.perf_counter()
+        exclude: set[str] = set()
+        for line in feedback or []:
+            m = _FEEDBACK_IDS.match(line)
+            if m:
+                exclude.update(ID_RE.findall(m.group(1)))
+        draft = compose_from_quotes(verified, exclude)
+        if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
+            draft = compose_from_quotes(verified)
+        self._count("compose", t0)
+        return draft
+
+    def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
+        """Seed 004's validate step: each sentence against the evidence it cites."""
+        judge = _judge()
+        t0 = time.perf_counter()
+        by_id = {e.requirement_id: e for e in evidence}
+        out = []
+        for s in sentences:
+            ids = cited_ids(s)
+            texts = [by_id[i].exact_quote for i in ids if i in by_id]
+            if not texts:
+                out.append(SentenceSupport(text=s, citations=ids, supported=False, reason="cites no verified evidence"))
+                continue
+            ok, score, reason = judge.judge_sentence(strip_citations(s), texts)
+            out.append(SentenceSupport(text=s, citations=ids, supported=bool(ok), reason=reason or f"score {score:.2f}"))
+        self._count("quality_review", t0)
+        return out
+
+    def usage(self) -> dict[str, StageUsage]:
+        return dict(self._usage)

@@ -1,0 +1,32 @@
+"""Grounding confidence: seed 000's counts, lowered by seed 004's sentence-support ratio."""
+
+from __future__ import annotations
+
+from workbench.models import GroundingConfidence
+
+_ORDER: tuple[GroundingConfidence, ...] = ("insufficient", "low", "medium", "high")
+
+
+def by_count(n_verified: int) -> GroundingConfidence:
+    """Seed 000: 5+ verified → high, 2–4 → medium, 1 → low, 0 → insufficient."""
+    if n_verified >= 5:
+        return "high"
+    if n_verified >= 2:
+        return "medium"
+    if n_verified == 1:
+        return "low"
+    return "insufficient"
+
+
+def grounding_confidence(n_verified: int, support_ratio: float) -> GroundingConfidence:
+    """By count, then capped by the share of answer sentences that are supported (seed 004's
+    badge thresholds): below 0.75 at most medium, below 0.40 at most low."""
+    level = by_count(n_verified)
+    if level == "insufficient":
+        return level
+    cap: GroundingConfidence = "high"
+    if support_ratio < 0.40:
+        cap = "low"
+    elif support_ratio < 0.75:
+        cap = "medium"
+    return min(level, cap, key=_ORDER.index)

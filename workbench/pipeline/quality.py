@@ -1,0 +1,136 @@
+"""Quality review of a composed answer (seed 000 stage 5, seed 002's citation validation and
+coverage, seed 001's no-speculation rule, seed 004's sentence support).
+
+Citations are validated, never trusted: IDs that do not exist or are not verified are
+removed from the answer and reported; the findings become feedback for a revise pass."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from workbench.backends.base import Draft
+from workbench.models import Evidence, QualityFinding, SentenceSupport
+from workbench.pipeline.text import CITATION_RE, ID_RE, cited_ids, speculative_terms, split_sentences, strip_citations
+
+# Feedback lines start with one of these tags; a composer may drop the IDs a line names.
+TAG_UNCITED = "uncited:"
+TAG_INVALID = "invalid_id:"
+TAG_SPECULATIVE = "speculative:"
+TAG_UNSUPPORTED = "unsupported:"
+TAG_COVERAGE = "coverage:"
+
+
+@dataclass
+class Review:
+    """The answer after citation cleaning, with everything the checks found."""
+
+    final_answer: str
+    sentences: list[SentenceSupport]
+    findings: list[QualityFinding]
+    feedback: list[str] = field(default_factory=list)
+    invalid_ids: list[str] = field(default_factory=list)
+    cited: list[str] = field(default_factory=list)
+    coverage: float = 0.0
+    support_ratio: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return all(f.passed for f in self.findings)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "sentences": len(self.sentences),
+            "supported": sum(s.supported for s in self.sentences),
+            "invalid_ids": len(self.invalid_ids),
+            "failed_checks": sum(not f.passed for f in self.findings),
+        }
+
+
+def remove_ids(text: str, bad: set[str]) -> str:
+    """The text with the given IDs taken out of their [..] groups (empty groups vanish)."""
+
+    def fix(m: re.Match[str]) -> str:
+        keep = [i for i in ID_RE.findall(m.group(0)) if i not in bad]
+        return f"[{', '.join(keep)}]" if keep else ""
+
+    out = CITATION_RE.sub(fix, text)
+    out = ID_RE.sub(lambda m: "" if m.group(0) in bad else m.group(0), out)  # loose mentions too
+    out = re.sub(r"\s+([.,;:!?])", r"\1", out)
+    return " ".join(out.split())
+
+
+def _ids(sentence: str) -> str:
+    """The IDs a sentence cites, as '[A, B]' (feedback names them so a composer can drop them)."""
+    return "[" + ", ".join(cited_ids(sentence)) + "]"
+
+
+def _short(s: str, n: int = 90) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend) -> Review:
+    """Check a draft against the verified evidence. `known_ids` are all IDs extracted in the
+    run (to tell 'not verified' from 'does not exist')."""
+    verified_ids = {e.requirement_id for e in verified}
+    mentioned = list(dict.fromkeys(ID_RE.findall(draft.final_answer)))
+    invalid = [i for i in mentioned if i not in verified_ids]
+    answer = remove_ids(draft.final_answer, set(invalid)) if invalid else " ".join(draft.final_answer.split())
+    sentences = split_sentences(answer)
+    feedback: list[str] = []
+    for i in invalid:
+        why = "not verified" if i in known_ids else "does not exist"
+        feedback.append(f"{TAG_INVALID} {i} {why}; removed from the answer")
+
+    uncited = [s for s in sentences if not cited_ids(s)]
+    for s in uncited:
+        feedback.append(f"{TAG_UNCITED} \"{_short(s)}\" cites no verified evidence; cite one or remove it")
+    speculative = [(s, speculative_terms(s)) for s in sentences]
+    speculative = [(s, t) for s, t in speculative if t]
+    for s, t in speculative:
+        feedback.append(f"{TAG_SPECULATIVE} {_ids(s)} {', '.join(repr(x) for x in t)} in \"{_short(strip_citations(s))}\"")
+
+    support = backend.support(sentences, verified) if sentences else []
+    if len(support) != len(sentences):  # a backend that drops sentences does not get to hide them
+        got = {s.text: s for s in support}
+        support = [got.get(s) or SentenceSupport(text=s, citations=cited_ids(s), supported=False,
+                                                 reason="the verifier returned no verdict") for s in sentences]
+    for s in support:
+        if not s.supported:
+            feedback.append(f"{TAG_UNSUPPORTED} {_ids(s.text)} \"{_short(strip_citations(s.text))}\" {s.reason}".rstrip())
+    n_sup = sum(s.supported for s in support)
+    ratio = round(n_sup / len(support), 4) if support else 0.0
+
+    cited = [i for i in cited_ids(answer) if i in verified_ids]
+    accounted = set(cited) | set(draft.unused_requirements)
+    unaccounted = sorted(verified_ids - accounted)
+    if unaccounted:
+        feedback.append(f"{TAG_COVERAGE} verified {', '.join(unaccounted)} neither cited nor listed as unused")
+    coverage = round(len(cited) / len(verified_ids), 4) if verified_ids else 0.0
+
+    findings = [
+        QualityFinding(check="has_answer", passed=bool(sentences),
+                       detail=f"{len(sentences)} sentences" if sentences else "the answer is empty"),
+        QualityFinding(check="every_sentence_cites", passed=not uncited,
+                       detail=f"{len(uncited)} of {len(sentences)} sentences cite nothing" if uncited
+                       else f"all {len(sentences)} sentences cite verified evidence"),
+        QualityFinding(check="cited_ids_verified", passed=not invalid,
+                       detail=f"removed {', '.join(invalid)}" if invalid else f"{len(cited)} cited IDs, all verified"),
+        QualityFinding(check="no_speculation", passed=not speculative,
+                       detail="; ".join(f"{', '.join(t)} in \"{_short(s, 60)}\"" for s, t in speculative)
+                       or "no speculative language"),
+        QualityFinding(check="sentences_supported", passed=n_sup == len(support),
+                       detail=f"{n_sup}/{len(support)} sentences supported by the evidence they cite"),
+        QualityFinding(check="coverage", passed=not unaccounted,
+                       detail=f"{len(cited)}/{len(verified_ids)} verified IDs cited ({coverage:.0%})"
+                       + (f"; unaccounted: {', '.join(unaccounted)}" if unaccounted else "")),
+    ]
+    return Review(final_answer=answer, sentences=support, findings=findings, feedback=feedback,
+                  invalid_ids=invalid, cited=cited, coverage=coverage, support_ratio=ratio)
+
+
+def sanitize(rev: Review) -> str:
+    """The answer without the sentences no revision could fix: uncited or speculative ones.
+    Unsupported sentences stay, flagged in sentence_support, and lower the confidence."""
+    keep = [s.text for s in rev.sentences if cited_ids(s.text) and not speculative_terms(s.text)]
+    return " ".join(keep)

@@ -1,0 +1,231 @@
+"""One question through Retrieval → Extract → Verify → Compose → Quality Review → Finalize
+(seed 000), returning a complete models.Run whose audit_trail() is seed 000's JSON."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from typing import Any
+
+from workbench.backends.base import Draft
+from workbench.config import Settings
+from workbench.errors import BackendError, WorkbenchError
+from workbench.models import (
+    NO_AUTHORITATIVE_EVIDENCE,
+    Answer,
+    Evidence,
+    RequirementReference,
+    Run,
+    SentenceSupport,
+    Verification,
+)
+from workbench.pipeline.anchor import anchor, integrity_ok
+from workbench.pipeline.confidence import grounding_confidence
+from workbench.pipeline.context import DocsContext
+from workbench.pipeline.events import OnEvent, StageClock
+from workbench.pipeline.ids import IdAssigner
+from workbench.pipeline.quality import Review, review, sanitize
+from workbench.pipeline.text import cited_ids
+
+NO_EVIDENCE_MESSAGE = "No authoritative requirement found in provided sources."
+
+
+def new_run_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+def settings_used(settings: Settings, backend_name: str) -> dict[str, Any]:
+    keys = ["top_k", "chunk_words", "vector_weight", "max_revisions", "quote_min_words", "quote_max_words"]
+    out: dict[str, Any] = {k: getattr(settings, k) for k in keys}
+    out["backend"] = backend_name
+    if backend_name == "openai":
+        out.update(model=settings.model, openai_base_url=settings.openai_base_url)
+    return out
+
+
+def _failure(run: Run, stage: str, exc: Exception) -> None:
+    run.failures.append({"stage": stage, "error": type(exc).__name__, "message": str(exc),
+                         "raw": getattr(exc, "raw", None)})
+
+
+def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backend, run: Run) -> list[Verification]:
+    """One verdict per anchored evidence item, in evidence order. The pipeline re-checks each
+    span's hash first, and a backend cannot verify what it was not asked about."""
+    verdicts: dict[str, Verification] = {}
+    intact: list[Evidence] = []
+    for e in evidence:
+        if integrity_ok(e, docs):
+            intact.append(e)
+        else:
+            verdicts[e.requirement_id] = Verification(
+                requirement_id=e.requirement_id, verified=False, rejection_reason="hash_mismatch", verifier="pipeline",
+                verification_rationale="The document's text at the span no longer matches the quote and its SHA-256.")
+    if intact:
+        try:
+            got = {v.requirement_id: v for v in backend.verify(question, intact)}
+        except BackendError as exc:
+            _failure(run, "verify", exc)
+            got = {}
+            for e in intact:
+                verdicts[e.requirement_id] = Verification(
+                    requirement_id=e.requirement_id, verified=False, rejection_reason="backend_error",
+                    verifier=backend.name, verification_rationale=f"The verifier failed: {exc}")
+        for e in intact:
+            if e.requirement_id in verdicts:
+                continue
+            v = got.get(e.requirement_id)
+            if v is None:
+                v = Verification(requirement_id=e.requirement_id, verified=False, rejection_reason="backend_error",
+                                 verifier=backend.name, verification_rationale="The verifier returned no verdict.")
+            elif v.verified and v.rejection_reason is not None:
+                v = v.model_copy(update={"verified": False})
+            elif not v.verified and v.rejection_reason is None:
+                v = v.model_copy(update={"rejection_reason": "does_not_address_question"})
+            verdicts[e.requirement_id] = v
+    return [verdicts[e.requirement_id] for e in evidence]
+
+
+def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend, run: Run) -> Draft:
+    try:
+        return backend.compose(question, verified, feedback)
+    except BackendError as exc:
+        _failure(run, "compose", exc)
+        from workbench.backends.rules import compose_from_quotes
+
+        return compose_from_quotes(verified)
+
+
+def _review(draft: Draft, verified: list[Evidence], known: set[str], backend, run: Run) -> Review:
+    try:
+        return review(draft, verified, known, backend)
+    except BackendError as exc:  # the support check failed: every sentence stays unverified
+        _failure(run, "quality_review", exc)
+        return review(draft, verified, known, _NoSupport(f"the support check failed: {exc}"))
+
+
+class _NoSupport:
+    """Stands in for a backend whose support check failed: nothing counts as supported."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
+        return [SentenceSupport(text=s, citations=cited_ids(s), supported=False, reason=self.reason) for s in sentences]
+
+
+def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdAssigner, settings: Settings,
+                 on_event: OnEvent = None, source_type: str | None = None, question_index: int = 0,
+                 question_total: int = 1, run_id: str | None = None) -> Run:
+    """Answer one question over parsed documents. Never raises for a failing backend stage:
+    the failure is recorded in run.failures and the run ends fail-safe."""
+    question = " ".join((question or "").split())
+    if not question:
+        raise WorkbenchError("The question is empty: type a question to ask.")
+    if not docs:
+        raise WorkbenchError("No documents to search: add at least one PDF first.")
+    by_id = {d.document.id: d for d in docs}
+    clock = StageClock(on_event, question_index, question_total)
+    run = Run(run_id=run_id or new_run_id(), question=question, document_ids=list(by_id), backend=backend.name,
+              settings=settings_used(settings, backend.name))
+
+    # Retrieval
+    clock.start("retrieval", f"searching {len(docs)} document(s)")
+    chunks = retriever.retrieve(question, docs, settings.top_k)
+    run.chunks_retrieved = len(chunks)
+    clock.end({"chunks": len(chunks), "documents": len(docs)})
+
+    # Extract, then anchor every candidate in its PDF
+    clock.start("extract")
+    try:
+        candidates = backend.extract(question, chunks, DocsContext(docs))
+    except BackendError as exc:
+        _failure(run, "extract", exc)
+        candidates = []
+    clock.progress({"candidates": len(candidates)}, "anchoring quotes")
+    evidence, not_found = anchor(candidates, by_id, ids, source_type)
+    run.evidence = evidence
+    clock.end({"candidates": len(candidates), "extracted": len(evidence), "quote_not_found": len(not_found)},
+              status="failed" if run.failures else "done")
+
+    # Verify
+    clock.start("verify")
+    anchored = [e for e in evidence if e.span is not None]
+    verdicts = {v.requirement_id: v for v in not_found}
+    verdicts.update({v.requirement_id: v for v in _verify(question, anchored, by_id, backend, run)})
+    run.verifications = [verdicts[e.requirement_id] for e in evidence]
+    rejected = Counter(v.rejection_reason for v in run.verifications if not v.verified)
+    n_ok = sum(v.verified for v in run.verifications)
+    clock.end({"extracted": len(evidence), "verified": n_ok, "rejected": sum(rejected.values()),
+               **{f"rejected_{k}": n for k, n in sorted(rejected.items())}})
+
+    score = {v.requirement_id: v.score for v in run.verifications if v.verified}
+    verified = sorted((e for e in evidence if e.requirement_id in score), key=lambda e: -score[e.requirement_id])
+    answer = Answer()
+    if not verified:
+        clock.skip("compose", "no verified evidence: nothing to compose")
+        clock.skip("quality_review", "no verified evidence")
+    else:
+        known = {e.requirement_id for e in evidence}
+        feedback: list[str] | None = None
+        revisions = 0
+        while True:
+            clock.start("compose", f"revision {revisions}" if revisions else "")
+            draft = _compose(question, verified, feedback, backend, run)
+            clock.end({"cited_ids": len(cited_ids(draft.final_answer)), "revision": revisions})
+            clock.start("quality_review")
+            rev = _review(draft, verified, known, backend, run)
+            clock.end(rev.counts() | {"revision": revisions}, "passed" if rev.passed else "; ".join(rev.feedback)[:500])
+            if rev.passed or revisions >= settings.max_revisions:
+                break
+            revisions += 1
+            feedback = rev.feedback
+        if not rev.passed:
+            kept = sanitize(rev)
+            if kept != rev.final_answer:
+                final = Draft(final_answer=kept, requirement_references=draft.requirement_references,
+                              unused_requirements=draft.unused_requirements)
+                if not kept:
+                    from workbench.backends.rules import compose_from_quotes
+
+                    final = compose_from_quotes(verified)
+                findings = rev.findings
+                rev = _review(final, verified, known, backend, run)
+                # keep what the last revision failed on visible in the audit trail
+                rev.findings = [f.model_copy(update={"check": f"revision_{revisions}_{f.check}"})
+                                for f in findings if not f.passed] + rev.findings
+        answer = _answer(rev, draft, verified, revisions)
+
+    # Finalize
+    clock.start("finalize")
+    if not verified:
+        answer.result = NO_AUTHORITATIVE_EVIDENCE
+        why = ", ".join(f"{n} {k}" for k, n in rejected.most_common()) or "nothing extracted"
+        answer.message = f"{NO_EVIDENCE_MESSAGE} {len(evidence)} requirement(s) extracted, none verified ({why})."
+        answer.missing_evidence = [f"Specific statute or policy addressing: {question}"]
+        answer.grounding_confidence = "insufficient"
+    run.answer = answer
+    run.usage = {stage: u.model_dump() for stage, u in (backend.usage() or {}).items()}
+    clock.end({"verified": len(verified), "cited": sum(r.used_in_answer for r in answer.requirement_references)},
+              answer.result or answer.grounding_confidence)
+    run.stage_timings = dict(clock.timings)
+    return run
+
+
+def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int) -> Answer:
+    cited = set(rev.cited)
+    statements = {r.requirement_id: r.statement for r in draft.requirement_references}
+    refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=e.requirement_id in cited,
+                                 statement=statements.get(e.requirement_id) or " ".join(e.exact_quote.split()))
+            for e in verified]
+    return Answer(
+        final_answer=rev.final_answer,
+        requirement_references=refs,
+        unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in cited],
+        missing_evidence=[],
+        grounding_confidence=grounding_confidence(len(verified), rev.support_ratio),
+        sentences=rev.sentences,
+        support_ratio=rev.support_ratio,
+        citation_coverage=rev.coverage,
+        quality=rev.findings,
+        revisions=revisions,
+    )
