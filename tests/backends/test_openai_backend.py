@@ -203,6 +203,8 @@ def test_compose_removes_ids_that_do_not_exist_or_are_not_verified_and_reports_t
     assert [r.requirement_id for r in draft.requirement_references] == ["REQ-S001"]
     assert draft.unused_requirements == []
     assert srv.requests[0]["temperature"] == pytest.approx(0.3)
+    [note] = backend.usage()["compose"].raw_failures  # reported into the audit trail too
+    assert "REQ-X404" in note and "guarantee housing" in note
 
 
 def test_compose_lists_verified_ids_the_answer_does_not_cite_as_unused(srv):

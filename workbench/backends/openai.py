@@ -242,8 +242,11 @@ class OpenAIBackend:
         removed_ids += [r.requirement_id for r in reply.requirement_references
                         if r.requirement_id not in valid and r.requirement_id not in removed_ids]
         removed_ids += [i for i in reply.unused_requirements if i not in valid and i not in removed_ids]
-        if removed_ids:
-            log.warning("compose: removed citations of unverified or unknown IDs %s", removed_ids)
+        if removed_ids or removed_sentences:  # reported in the Draft and, via usage(), the audit trail
+            note = (f"removed citations of IDs that are not verified evidence: {', '.join(removed_ids) or 'none'}; "
+                    f"removed {len(removed_sentences)} sentence(s) citing only those")
+            log.warning("compose: %s", note)
+            self._record_failure("compose", note, reply.final_answer)
         used = set(cited(answer))
         refs: list[RequirementReference] = []
         for r in reply.requirement_references:
