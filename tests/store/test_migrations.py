@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import create_engine, inspect, text
+
+from workbench.config import Settings
+from workbench.store import Store, migrate
+from workbench.store.engine import make_engine
+from workbench.store.tables import metadata
+
+
+@pytest.fixture
+def empty_url(db_url: str) -> Iterator[str]:
+    """A database with nothing in it (PostgreSQL: a brand-new schema of its own)."""
+    if not db_url.startswith("postgresql"):
+        yield db_url
+        return
+    schema = f"wb_mig_{uuid.uuid4().hex[:10]}"
+    base = db_url.split("?")[0]
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield f"{base}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_upgrade_head_on_an_empty_database_matches_the_models(empty_url):
+    engine = make_engine(empty_url)
+    try:
+        assert inspect(engine).get_table_names() == []
+        migrate.upgrade(engine)
+        with engine.connect() as conn:
+            diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), metadata)
+        assert diff == []
+        assert migrate.current_revision(engine) == migrate.head_revision()
+    finally:
+        engine.dispose()
+
+
+def test_migrations_downgrade_to_nothing_and_upgrade_again(empty_url):
+    engine = make_engine(empty_url)
+    try:
+        migrate.upgrade(engine)
+        cfg = migrate.alembic_config()
+        with engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "base")
+        assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+        migrate.upgrade(engine)
+        assert {"documents", "runs", "review_events"} <= set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_processes_opening_a_new_store_together_migrate_it_once(tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    stores = [Store(Settings(data_dir=tmp_path / str(i)), url=url) for i in range(4)]
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            assert list(pool.map(lambda s: s.list_runs(), stores)) == [[]] * 4
+        with stores[0].engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+    finally:
+        for s in stores:
+            s.dispose()
+
+
+def test_sqlite_store_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_path: Path):
+    store = Store(Settings(data_dir=tmp_path))
+    try:
+        assert store.url == f"sqlite:///{tmp_path / 'workbench.sqlite3'}"
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 5000
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        assert store.integrity_check() == "ok"
+    finally:
+        store.dispose()
