@@ -260,3 +260,27 @@ def test_json_inside_a_markdown_fence_is_accepted(srv):
     srv.script(completion('```json\n{"verified": true, "verification_rationale": "ok"}\n```'))
     [v] = backend.verify(QUESTION, [evidence("REQ-S001", GOOD)])
     assert v.verified and len(srv.requests) == 1
+
+
+def test_model_that_refuses_a_temperature_is_called_without_one(srv):
+    backend = OpenAIBackend(backend_settings(srv))
+    srv.script(error(400, "Unsupported value: 'temperature' does not support 0.1 with this model."), verdict(True))
+    [v] = backend.verify(QUESTION, [evidence("REQ-S001", GOOD)])
+    assert v.verified and "temperature" in srv.requests[0] and "temperature" not in srv.requests[1]
+
+
+def test_reasoning_preamble_before_the_json_is_ignored(srv):
+    backend = OpenAIBackend(backend_settings(srv))
+    srv.script(completion('<think>The quote says {shall}.</think>\n{"verified": true, "verification_rationale": "ok"}'))
+    [v] = backend.verify(QUESTION, [evidence("REQ-S001", GOOD)])
+    assert v.verified and len(srv.requests) == 1
+
+
+def test_sentence_verdicts_numbered_from_one_are_matched_to_their_sentences(srv):
+    backend = OpenAIBackend(backend_settings(srv))
+    sentences = ["Counties must provide community-based services to adults with severe mental illness [REQ-S001].",
+                 "Counties must provide services to adults with severe mental illness [REQ-S001]."]
+    srv.script(completion({"sentences": [{"index": 1, "supported": True}, {"index": 2, "supported": False,
+                                                                           "reason": "scripted no"}]}))
+    out = backend.support(sentences, [evidence("REQ-S001", GOOD)])
+    assert [s.supported for s in out] == [True, False] and out[1].reason == "LLM: scripted no"

@@ -104,8 +104,8 @@ class OpenAIDraft(Draft):
 
 # --- helpers -----------------------------------------------------------------------------
 def strip_code_fence(text: str) -> str:
-    """Local models often wrap JSON in ```json fences or add a sentence around it."""
-    t = text.strip()
+    """Local models often wrap JSON in ```json fences, think aloud first, or add a sentence around it."""
+    t = re.sub(r"<think>.*?</think>", "", text, flags=re.S).strip()  # reasoning models' preamble
     m = re.match(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```\s*$", t, re.S)
     if m:
         return m.group(1).strip()
@@ -188,6 +188,8 @@ class OpenAIBackend:
         # Structured output: json_schema first; servers that refuse it fall back to
         # json_object, then to plain prompting. The reply is validated either way.
         self._format_mode = "json_schema"
+        # Some models (OpenAI's reasoning models) refuse a temperature: then it is left out.
+        self._send_temperature = True
 
     # --- Backend interface ----------------------------------------------------------------
     def extract(self, question: str | None, chunks: list[Chunk], context: ExtractContext | None = None) -> list[Candidate]:
@@ -278,6 +280,9 @@ class OpenAIBackend:
             reply = self._ask("support", prompts.support_messages(to_ask, ev, schema), SupportReply,
                               self.settings.temperature_validate)
             verdicts = {v.index: v for v in reply.sentences}
+            asked = {x["index"] for x in to_ask}
+            if set(verdicts) != asked and set(verdicts) == {i + 1 for i in asked}:
+                verdicts = {k - 1: v for k, v in verdicts.items()}  # the model counted from 1
         out: list[SentenceSupport] = []
         for i, (s, c) in enumerate(zip(sentences, cites, strict=True)):
             if not c:
@@ -401,7 +406,9 @@ class OpenAIBackend:
         """One chat completion (the client retries 429/5xx/timeouts itself); errors → BackendError."""
         while True:
             mode = self._format_mode
-            kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+            if self._send_temperature:
+                kwargs["temperature"] = temperature
             rf = self._response_format(model)
             if rf is not None:
                 kwargs["response_format"] = rf
@@ -415,6 +422,10 @@ class OpenAIBackend:
                         if self._format_mode == mode:
                             self._format_mode = "json_object" if mode == "json_schema" else "none"
                     log.info("%s: server refused response_format=%s; falling back to %s", stage, mode, self._format_mode)
+                    continue
+                if "temperature" in kwargs and "temperature" in f"{exc.message} {exc.body}".lower():
+                    self._send_temperature = False
+                    log.info("%s: model refused the temperature; using its default", stage)
                     continue
                 raise self._http_error(stage, exc, label) from exc
             except openai.APIError as exc:
