@@ -136,3 +136,18 @@ def test_unanchored_evidence_is_not_highlighted_and_the_pdf_pages_are_unchanged(
     out, src = pymupdf.open(stream=data, filetype="pdf"), pymupdf.open(pdf.path)
     assert out.page_count == src.page_count == 2
     assert [p.get_text() for p in out] == [p.get_text() for p in src]
+
+
+def test_rotated_page_highlight_lands_on_the_quote_words(tmp_path):
+    src = pymupdf.open()
+    page = src.new_page(width=612, height=792)
+    page.insert_textbox(pymupdf.Rect(72, 72, 540, 720), PAGE_1, fontsize=11, fontname="helv")
+    page.set_rotation(90)
+    path = tmp_path / "rotated.pdf"
+    src.save(path)
+    pdf = load_pdf(path)
+    ev = evidence(pdf, "REQ-S001", Q1)
+    run = Run(run_id="r", question="q", document_ids=[pdf.document.id], evidence=[ev])
+    bundle = make_bundle([pdf], [RunBundle(run=run, statuses=[status("r", ev, True)])])
+    (h,) = highlights(to_annotated_pdf(bundle)[0])
+    assert norm(" ".join(h.words)) == norm(Q1)

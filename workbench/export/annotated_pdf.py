@@ -75,8 +75,7 @@ def annotate(pdf: bytes, items: list[_Item]) -> bytes:
                 if not 1 <= page_no <= doc.page_count:
                     continue
                 page = doc[page_no - 1]  # a bound page: add_highlight_annot needs it
-                if page.rotation:
-                    rects = [r * page.derotation_matrix for r in rects]
+                # Word boxes and annotation quads share the unrotated page space: no derotation.
                 annot = page.add_highlight_annot(rects)
                 if annot is None:
                     continue
