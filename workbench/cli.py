@@ -101,7 +101,40 @@ def _cmd_locate(args: argparse.Namespace) -> int:
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Ingest the PDFs, run each question, write the audit trail(s): a JSON object for
+    --question, a JSON list for --questions; to --out (then one summary line per run on
+    stdout) or to stdout. Stage progress goes to stderr when it is a terminal."""
+    from workbench.service import Workbench
+
+    questions = [args.question] if args.question is not None else read_lines(args.questions)
+    if not any(q.strip() for q in questions):
+        raise UsageError("no question given: pass --question TEXT or --questions FILE with one question per line")
+    out = Path(args.out) if args.out else None
+    if out is not None and (out.is_dir() or not out.parent.is_dir()):
+        raise UsageError(f"--out {args.out}: not a writable file path (does its folder exist?)")
+    paths = [read_pdf_arg(f) for f in args.files]
+    wb = Workbench(_settings())
+    doc_ids = [wb.ingest(p, password=args.password, source_type=args.source_type or "other").id for p in paths]
+
+    def progress(ev) -> None:
+        counts = " ".join(f"{k}={v}" for k, v in ev.counts.items())
+        print(f"[{ev.question_index + 1}/{ev.question_total}] {ev.stage} {ev.status} {counts}".rstrip(), file=sys.stderr)
+
+    runs = wb.ask(questions, doc_ids, backend=args.backend or wb.settings.backend, source_type=args.source_type,
+                  on_event=progress if sys.stderr.isatty() else None)
+    trails = [r.audit_trail() for r in runs]
+    payload: Any = trails[0] if args.question is not None else trails
+    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(out)
+    emit({"run_id": r.run_id, "question": r.question, "result": r.answer.result or "ANSWERED",
+          "grounding_confidence": r.answer.grounding_confidence} for r in runs)
+    return 0
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:

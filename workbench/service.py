@@ -117,8 +117,36 @@ class Workbench:
     # --- runs --------------------------------------------------------------------------
     def ask(self, questions: list[str], document_ids: list[str], *, backend: str = "rules",
             source_type: str | None = None, on_event: Callable[[StageEvent], None] | None = None) -> list[Run]:
-        """Run each question through the pipeline over the documents and store the runs."""
-        raise NotImplementedError
+        """Run each question through the pipeline over the documents and store the runs.
+        Evidence IDs come from the store, so the same (document, span) keeps its ID across
+        runs; `source_type` overrides the documents' own for the IDs' prefix."""
+        from workbench.backends import get_backend
+        from workbench.pipeline import run_question
+
+        questions = [" ".join(q.split()) for q in questions if q and q.strip()]
+        if not questions:
+            raise WorkbenchError("No question given: type a question (or a list, one per line).")
+        if not document_ids:
+            raise WorkbenchError("No documents selected: ingest or select at least one PDF to ask about.")
+        if source_type is not None and source_type not in SOURCE_TYPES:
+            raise WorkbenchError(f"Unknown source type {source_type!r}: choose one of {', '.join(SOURCE_TYPES)}.")
+        docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
+        engine = get_backend(backend or self.settings.backend, self.settings)
+        runs: list[Run] = []
+        for i, q in enumerate(questions):
+            run = run_question(q, docs, retriever=self.retriever, backend=engine, ids=self.store, settings=self.settings,
+                               on_event=on_event, source_type=source_type, question_index=i,
+                               question_total=len(questions))
+            self.store.save_run(run)
+            runs.append(run)
+        return runs
+
+    @cached_property
+    def retriever(self):
+        """The hybrid retriever, one per workspace: its indexes stay loaded between questions."""
+        from workbench.index.retrieve import Retriever
+
+        return Retriever(self.settings)
 
     def check_claims(self, claims: list[str], document_ids: list[str], *, backend: str = "rules") -> list[ClaimCheck]:
         raise NotImplementedError
