@@ -284,3 +284,18 @@ def test_sentence_verdicts_numbered_from_one_are_matched_to_their_sentences(srv)
                                                                            "reason": "scripted no"}]}))
     out = backend.support(sentences, [evidence("REQ-S001", GOOD)])
     assert [s.supported for s in out] == [True, False] and out[1].reason == "LLM: scripted no"
+
+
+def test_quote_attributed_to_the_wrong_chunk_goes_to_the_document_that_holds_it(srv):
+    backend = OpenAIBackend(backend_settings(srv))
+    srv.script(completion({"requirements": [{"chunk_id": "c1", "exact_quote": OFF_TOPIC}]}))
+    [cand] = backend.extract(QUESTION, chunks(), None)
+    assert (cand.chunk_id, cand.document_id) == ("c2", "doc-B")
+
+
+def test_bare_unknown_ids_are_removed_without_touching_valid_ones(srv):
+    backend = OpenAIBackend(backend_settings(srv))
+    srv.script(completion({"final_answer": "Counties must provide services (see REQ-S00 and REQ-S001) [REQ-S001]."}))
+    draft = backend.compose(QUESTION, [evidence("REQ-S001", GOOD)])
+    assert draft.removed_citations == ["REQ-S00"]
+    assert draft.final_answer == "Counties must provide services (see and REQ-S001) [REQ-S001]."

@@ -145,7 +145,7 @@ def drop_invalid_citations(answer: str, valid: set[str]) -> tuple[str, list[str]
             if bare not in valid:
                 if bare not in removed_ids:
                     removed_ids.append(bare)
-                s = s.replace(bare, "")
+                s = re.sub(re.escape(bare) + r"(?!\d)", "", s)
         s = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(s.split()))
         if cited(s):
             kept.append(s)
@@ -205,7 +205,11 @@ class OpenAIBackend:
             quote = " ".join(q.exact_quote.split())
             if not quote:
                 continue
-            chunk = by_id.get(q.chunk_id) or self._chunk_holding(quote, chunks) or chunks[0]
+            # The chunk that holds the quote decides the document (models mix up chunk ids);
+            # a quote no chunk holds keeps the named chunk, and the pipeline will not find it.
+            named = by_id.get(q.chunk_id)
+            chunk = (self._chunk_holding(quote, [named] if named else []) or self._chunk_holding(quote, chunks)
+                     or named or chunks[0])
             out.append(Candidate(
                 exact_quote=quote,
                 chunk_id=chunk.chunk_id,
