@@ -1,12 +1,16 @@
 """Quote anchoring over the normalised key stream (see normalize.py).
 
-locate(): the quote's key must occur contiguously in the document's key stream — first with
-everything, then with running headers/footers/page numbers left out (quotes across a page
-break). A hit maps back to doc.text offsets and to the words, whose boxes become one rect per
-line per page. closest(): a clearly separate fuzzy search that reports its similarity."""
+locate() accepts only exact (normalised) occurrences, tried in this order:
+1. the quote's key occurs contiguously in the document's key stream;
+2. ... in the stream without running headers/footers/page numbers (quotes across a page break);
+3. the quote is a sequence of whole text lines on neighbouring pages, each matched character for
+   character, whose order differs from ours (tables, margin labels, a footer the quote includes).
+A hit maps back to doc.text offsets and to the words, whose boxes become one rect per line per
+page. closest() is a separate fuzzy search that reports its similarity; it never feeds locate."""
 
 from __future__ import annotations
 
+import bisect
 import difflib
 from array import array
 from typing import TYPE_CHECKING
@@ -18,6 +22,8 @@ if TYPE_CHECKING:
     from workbench.pdf.document import ParsedDocument
 
 MAX_HITS = 50  # occurrences examined when looking for one on word boundaries
+MAX_PIECES = 80  # whole-line pieces a reordered quote may consist of
+FIRST_PIECE_TRIES = 200
 
 
 class Matcher:
@@ -25,7 +31,9 @@ class Matcher:
         self.doc = doc
         self.keys, self.offs = key_stream(doc.text)
         self._stripped: tuple[str, array] | None = None
+        self._line_keys: tuple[list[int], list[int], set[int]] | None = None
 
+    # --- streams ---------------------------------------------------------------------------
     @property
     def stripped(self) -> tuple[str, array]:
         """The key stream without furniture lines."""
@@ -39,6 +47,17 @@ class Matcher:
             self._stripped = ("".join(self.keys[i] for i in keep), array("i", (self.offs[i] for i in keep)))
         return self._stripped
 
+    @property
+    def line_keys(self) -> tuple[list[int], list[int], set[int]]:
+        """Per line its [start, end) in key positions, and the set of key positions ending a line."""
+        if self._line_keys is None:
+            offs = self.offs
+            ks = [bisect.bisect_left(offs, ln.start) for ln in self.doc.lines]
+            ke = [bisect.bisect_left(offs, ln.end) for ln in self.doc.lines]
+            self._line_keys = (ks, ke, set(ke))
+        return self._line_keys
+
+    # --- exact search -----------------------------------------------------------------------
     def _find(self, keys: str, offs: array, q: str) -> tuple[int, int] | None:
         """First occurrence on word boundaries (else the first at all) as doc.text [start, end)."""
         text = self.doc.text
@@ -55,6 +74,20 @@ class Matcher:
             pos = keys.find(q, pos + 1)
         return first
 
+    def _without_furniture(self, start: int, end: int) -> list[tuple[int, int]]:
+        doc = self.doc
+        cuts = sorted((doc.lines[i].start, doc.lines[i].end) for i in doc.furniture
+                      if doc.lines[i].end > start and doc.lines[i].start < end)
+        parts: list[tuple[int, int]] = []
+        pos = start
+        for a, b in cuts:
+            if a > pos:
+                parts.append((pos, a))
+            pos = max(pos, b)
+        if pos < end:
+            parts.append((pos, end))
+        return parts
+
     def locate(self, quote: str) -> Span | None:
         q = key(quote)
         if not q:
@@ -62,14 +95,92 @@ class Matcher:
         hit = self._find(self.keys, self.offs, q)
         if hit:
             return self.doc.span(*hit)
-        if not self.doc.furniture:
-            return None
-        keys, offs = self.stripped
-        hit = self._find(keys, offs, q)
-        if hit:
-            return self.doc.span(*hit, skip_lines=self.doc.furniture)
+        if self.doc.furniture:
+            keys, offs = self.stripped
+            hit = self._find(keys, offs, q)
+            if hit:
+                return self.doc.span(*hit, parts=self._without_furniture(*hit))
+        pieces = self._pieces(q)
+        if pieces:
+            parts = sorted((self.offs[a], self.offs[b - 1] + 1) for a, b in pieces)
+            return self.doc.span(parts[0][0], max(b for _, b in parts), parts=parts)
         return None
 
+    # --- whole-line pieces in another order ---------------------------------------------------
+    def _extend(self, kpos: int, r: str) -> int:
+        """Length of the common prefix of keys[kpos:] and r."""
+        keys = self.keys
+        n = min(len(r), len(keys) - kpos)
+        lo, hi = 0, n
+        while lo < hi:  # binary search on slice equality
+            mid = (lo + hi + 1) // 2
+            if keys[kpos:kpos + mid] == r[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def _cut(self, kpos: int, length: int, r: str) -> int:
+        """Usable piece length: all of r, or up to the last line end inside the match."""
+        if length == len(r):
+            return length
+        _, _, ends = self.line_keys
+        for n in range(length, 0, -1):
+            if kpos + n in ends:
+                return n
+        return 0
+
+    def _pieces(self, q: str) -> list[tuple[int, int]] | None:
+        """q as a first piece ending a line, then whole-line-start pieces on neighbouring pages."""
+        keys = self.keys
+        lo, hi = 0, len(q)  # longest prefix of q found anywhere: the first piece is no longer
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if keys.find(q[:mid]) >= 0:
+                lo = mid
+            else:
+                hi = mid - 1
+        if not lo:
+            return None
+        probe = q[:min(lo, 12)]
+        pos = keys.find(probe)
+        tries = 0
+        while pos >= 0 and tries < FIRST_PIECE_TRIES:
+            tries += 1
+            n = self._cut(pos, self._extend(pos, q), q)
+            if n:
+                rest = self._continue(q[n:], pos + n, [(pos, pos + n)])
+                if rest is not None:
+                    return rest
+            pos = keys.find(probe, pos + 1)
+        return None
+
+    def _continue(self, r: str, after: int, pieces: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+        if not r:
+            return pieces
+        if len(pieces) >= MAX_PIECES:
+            return None
+        ks, _, _ = self.line_keys
+        doc = self.doc
+        page = doc.page_at(self.offs[after - 1])
+        lo_page, hi_page = max(1, page - 1), min(len(doc.pages), page + 1)
+        lo = bisect.bisect_left(ks, bisect.bisect_left(self.offs, doc.pages[lo_page - 1].start))
+        hi = bisect.bisect_right(ks, bisect.bisect_left(self.offs, doc.pages[hi_page - 1].end))
+        used = {a for a, _ in pieces}
+        best = 0
+        best_at = -1
+        for li in range(lo, min(hi, len(ks))):
+            k = ks[li]
+            if k in used or k >= len(self.keys) or self.keys[k] != r[0]:
+                continue
+            n = self._cut(k, self._extend(k, r), r)
+            if n > best:
+                best, best_at = n, k
+        if not best:
+            return None
+        return self._continue(r[best:], best_at + best, pieces + [(best_at, best_at + best)])
+
+    # --- fuzzy --------------------------------------------------------------------------------
     def closest(self, quote: str, *, min_similarity: float = 0.5) -> ClosestMatch | None:
         """Best approximate occurrence: vote for alignments with 8-character shingles of the
         quote's key, then score the best windows with difflib."""

@@ -125,49 +125,69 @@ class ParsedDocument:
         return hs[i].text if i >= 0 else None
 
     # --- spans and anchoring ----------------------------------------------------------------
-    def span(self, start: int, end: int, *, skip_lines: set[int] | None = None) -> Span:
-        """The Span for text[start:end]: one box per line per page hugging the words in it."""
+    def span(self, start: int, end: int, *, parts: list[tuple[int, int]] | None = None) -> Span:
+        """The Span for text[start:end]: one box per line per page hugging the words in it.
+
+        parts (anchoring only): the sub-ranges that hold the quote when the span also covers
+        text that is not part of it (a running footer, a margin label); only their words get
+        boxes. A box is split where a word outside the span would fall inside it (a
+        superscript between two quoted words)."""
         if not (0 <= start < end <= len(self.text)):
             raise ValueError(f"span [{start}, {end}) outside the text (0..{len(self.text)})")
+        ranges = parts or [(start, end)]
+        chosen: list[int] = sorted({wi for a, b in ranges for wi in self.words_in(a, b)})
+        groups: dict[tuple[int, int, int], list[Word]] = {}
+        for wi in chosen:
+            w = self.words[wi]
+            groups.setdefault((w.page, w.block, w.line), []).append(w)
+        chosen_set = set(chosen)
         rects: list[PageRect] = []
         pages: list[int] = []
-        cur: tuple[int, int, int] | None = None
-        box: list[float] = []
-        for wi in self.words_in(start, end):
-            w = self.words[wi]
-            if skip_lines and self._line_of(wi) in skip_lines:
-                continue
-            k = (w.page, w.block, w.line)
-            if k != cur:
-                if cur is not None:
-                    rects.append((cur[0], *box))
-                cur, box = k, [w.x0, w.y0, w.x1, w.y1]
-                if w.page not in pages:
-                    pages.append(w.page)
-            else:
-                box = [min(box[0], w.x0), min(box[1], w.y0), max(box[2], w.x1), max(box[3], w.y1)]
-        if cur is not None:
-            rects.append((cur[0], *box))
+        for (page, _, _), ws in groups.items():
+            if page not in pages:
+                pages.append(page)
+            for run in self._split_runs(page, ws, chosen_set):
+                rects.append((page, round(min(w.x0 for w in run), 2), round(min(w.y0 for w in run), 2),
+                              round(max(w.x1 for w in run), 2), round(max(w.y1 for w in run), 2)))
         if not pages:
             pages = [self.page_at(start)]
         text = self.text[start:end]
-        rects = [(p, round(a, 2), round(b, 2), round(c, 2), round(d, 2)) for p, a, b, c, d in rects]
         return Span(document_id=self.document.id, page=pages[0], pages=pages, start=start, end=end,
                     text=text, text_sha256=sha256_text(text), rects=rects)
 
-    def _line_of(self, word_index: int) -> int:
-        return self._line_index[word_index]
+    def _split_runs(self, page: int, ws: list[Word], chosen: set[int]) -> list[list[Word]]:
+        """Runs of a line's words whose common box holds no other word's centre."""
+        x0, y0 = min(w.x0 for w in ws), min(w.y0 for w in ws)
+        x1, y1 = max(w.x1 for w in ws), max(w.y1 for w in ws)
+        lo, hi = self._page_words[page - 1]
+        intruders = [
+            (self.words[i].x0 + self.words[i].x1) / 2
+            for i in range(lo, hi)
+            if i not in chosen
+            and x0 - 1 <= (self.words[i].x0 + self.words[i].x1) / 2 <= x1 + 1
+            and y0 - 1 <= (self.words[i].y0 + self.words[i].y1) / 2 <= y1 + 1
+        ]
+        if not intruders:
+            return [ws]
+        runs: list[list[Word]] = [[]]
+        for w in sorted(ws, key=lambda w: w.x0):
+            if runs[-1] and any(runs[-1][-1].x1 - 1 <= cx <= w.x0 + 1 for cx in intruders):
+                runs.append([])
+            runs[-1].append(w)
+        return runs
 
     @property
-    def _line_index(self) -> list[int]:
-        li = self.__dict__.get("_li")
-        if li is None:
-            li = [0] * len(self.words)
-            for i, ln in enumerate(self.lines):
-                for wi in range(ln.first_word, ln.last_word):
-                    li[wi] = i
-            self.__dict__["_li"] = li
-        return li
+    def _page_words(self) -> list[tuple[int, int]]:
+        """Per page, the [first, last) word indexes."""
+        pw = self.__dict__.get("_pw")
+        if pw is None:
+            pw = []
+            for p in self.pages:
+                lo = bisect.bisect_left(self._word_starts, p.start)
+                hi = bisect.bisect_left(self._word_starts, p.end + 1)
+                pw.append((lo, hi))
+            self.__dict__["_pw"] = pw
+        return pw
 
     @property
     def matcher(self) -> anchor.Matcher:

@@ -71,6 +71,22 @@ def order_blocks(blocks: list[list[list[RawWord]]], page_width: float) -> list[l
             else:
                 cols.append([i])
                 spans.append([x0, x1])
+        # Clusters stacked one above the other (no vertical overlap) are not side-by-side
+        # columns: a centred heading over an indented paragraph, a page number below the text.
+        merged = True
+        while merged and len(cols) > 1:
+            merged = False
+            ys = [(min(boxes[i][1] for i in c), max(boxes[i][3] for i in c)) for c in cols]
+            for a in range(len(cols)):
+                for b in range(a + 1, len(cols)):
+                    if min(ys[a][1], ys[b][1]) - max(ys[a][0], ys[b][0]) <= 0:
+                        cols[a] += cols.pop(b)
+                        spans[a] = [min(spans[a][0], spans[b][0]), max(spans[a][1], spans[b][1])]
+                        spans.pop(b)
+                        merged = True
+                        break
+                if merged:
+                    break
         for c in sorted(range(len(cols)), key=lambda c: spans[c][0]):
             out.extend(sorted(cols[c], key=lambda i: (boxes[i][1], boxes[i][0])))
         group.clear()
