@@ -251,7 +251,7 @@ class OpenAIBackend:
         if removed_ids or removed_sentences:  # reported in the Draft and, via usage(), the audit trail
             note = (f"removed citations of IDs that are not verified evidence: {', '.join(removed_ids) or 'none'}; "
                     f"removed {len(removed_sentences)} sentence(s) citing only those")
-            log.warning("compose: %s", note)
+            log.info("compose: %s", note)
             self._record_failure("compose", note, reply.final_answer)
         used = set(cited(answer))
         refs: list[RequirementReference] = []
@@ -380,7 +380,7 @@ class OpenAIBackend:
                 except ValidationError as exc:
                     first = exc.errors()[0]
                     problem = f"wrong schema: {'.'.join(map(str, first['loc'])) or 'reply'}: {first['msg']}"
-            log.warning("%s: malformed reply (attempt %d): %s", stage, attempt + 1, problem)
+            log.info("%s: malformed reply (attempt %d): %s", stage, attempt + 1, problem)
             self._record_failure(stage, f"{label}: {problem}" if label else problem, raw)
             msgs = [*messages, {"role": "assistant", "content": raw[:4000]}, prompts.retry_note(problem)]
         raise BackendError(
