@@ -253,12 +253,16 @@ class OpenAIBackend:
                     f"removed {len(removed_sentences)} sentence(s) citing only those")
             log.info("compose: %s", note)
             self._record_failure("compose", note, reply.final_answer)
-        used = set(cited(answer))
-        refs: list[RequirementReference] = []
-        for r in reply.requirement_references:
-            if r.requirement_id in valid and all(x.requirement_id != r.requirement_id for x in refs):
-                refs.append(RequirementReference(requirement_id=r.requirement_id,
-                                                 used_in_answer=r.requirement_id in used, statement=r.statement))
+        # References are derived from the answer itself, not from the model's own list: the
+        # statement for an ID is the (citation-free) answer sentence that first cites it.
+        statement: dict[str, str] = {}
+        for sentence in split_sentences(answer):
+            for i in cited(sentence):
+                statement.setdefault(i, _uncite(sentence))
+        refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=True,
+                                     statement=statement[e.requirement_id])
+                for e in verified if e.requirement_id in statement]
+        used = set(statement)
         return OpenAIDraft(
             final_answer=answer,
             requirement_references=refs,
