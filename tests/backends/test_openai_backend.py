@@ -301,3 +301,13 @@ def test_bare_unknown_ids_are_removed_without_touching_valid_ones(srv):
     draft = backend.compose(QUESTION, [evidence("REQ-S001", GOOD)])
     assert draft.removed_citations == ["REQ-S00"]
     assert draft.final_answer == "Counties must provide services (see and REQ-S001) [REQ-S001]."
+
+
+def test_claim_support_asks_once_with_the_evidence_fenced_and_reports_the_verdict(srv):
+    backend = OpenAIBackend(backend_settings(srv))
+    srv.script(completion({"sentences": [{"index": 0, "supported": False, "reason": "evidence says shall not"}]}))
+    ok, score, reason = backend.claim_support("Counties may refuse services.", [GOOD, OFF_TOPIC])
+    assert (ok, score, reason) == (False, 0.0, "LLM: evidence says shall not")
+    assert backend.claim_support("Anything.", []) == (False, 0.0, "No evidence to support this claim.")
+    assert len(srv.requests) == 1 and GOOD in srv.prompts()[0]
+    assert backend.usage()["claims"].calls == 1

@@ -7,7 +7,8 @@ The LLM proposes, the workbench checks:
 - verify runs the rules judge (`backends.judge`) as a hard gate after the LLM's verdict, so the
   LLM can only reject more, never verify what the rules reject;
 - compose drops cited IDs that are not verified evidence (and sentences left citing nothing);
-- support gates the LLM's sentence verdicts with `judge_sentence` the same way.
+- support gates the LLM's sentence verdicts with `judge_sentence` the same way;
+- claim_support gives `workbench verify` an LLM verdict its caller ANDs with the rules verdict.
 
 Replies are JSON validated against pydantic models; a malformed reply (invalid JSON, wrong
 schema, empty, truncated) gets one retry, then the stage raises `BackendError(raw=...)`.
@@ -309,6 +310,22 @@ class OpenAIBackend:
                 supported, reason = True, f"LLM: {v.reason or 'supported'}; rules: {rule_reason}"
             out.append(SentenceSupport(text=s, citations=c, supported=supported, reason=reason))
         return out
+
+    def claim_support(self, claim: str, evidence_texts: list[str]) -> tuple[bool, float, str]:
+        """The LLM's verdict on a user's claim against retrieved evidence texts, in the shape of
+        judge.judge_sentence, for `workbench verify --backend openai`. The caller ANDs it with
+        its rules verdict, so the LLM can only reject more. No evidence → unsupported, no call."""
+        if not evidence_texts:
+            return False, 0.0, "No evidence to support this claim."
+        ev = [{"requirement_id": f"E{i + 1}", "exact_quote": t} for i, t in enumerate(evidence_texts)]
+        sentence = [{"index": 0, "text": claim, "cites": [e["requirement_id"] for e in ev]}]
+        schema = SupportReply.model_json_schema()
+        reply = self._ask("claims", prompts.support_messages(sentence, ev, schema), SupportReply,
+                          self.settings.temperature_validate)
+        v = next((x for x in reply.sentences if x.index in (0, 1)), None)
+        if v is None:
+            return False, 0.0, "LLM: no verdict for the claim."
+        return v.supported, 1.0 if v.supported else 0.0, f"LLM: {v.reason or ('supported' if v.supported else 'unsupported')}"
 
     def usage(self) -> dict[str, StageUsage]:
         with self._lock:
