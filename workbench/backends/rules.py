@@ -7,6 +7,7 @@ answer goes beyond the verified evidence."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import time
 from typing import get_args
@@ -124,10 +125,13 @@ def _wc(text: str, s: int, e: int) -> int:
     return len(text[s:e].split())
 
 
-def excerpt(text: str, trigger: int, question_terms: set[str], min_words: int, max_words: int) -> tuple[int, int] | None:
+def excerpt(text: str, trigger: int, question_terms: set[str], min_words: int, max_words: int,
+            others: tuple[int, ...] = ()) -> tuple[int, int] | None:
     """Span [s, e) of `text` (one sentence) to quote for the requirement at `trigger`: the whole
     sentence when it fits; else the best run of whole clauses holding the trigger; else words
-    from the trigger's clause up to max_words. A sentence shorter than min_words is quoted only
+    from the trigger's clause up to max_words. Runs are ranked by words shared with the
+    question, then by holding fewer `others` (other requirement phrases, quoted on their own),
+    then by starting the sentence (its subject), then by length. A sentence shorter than min_words is quoted only
     when it is complete (ends with a full stop) — a short standard requirement is still whole."""
     s0, e0 = _trim(text, 0, len(text))
     n = _wc(text, s0, e0)
@@ -149,7 +153,7 @@ def excerpt(text: str, trigger: int, question_terms: set[str], min_words: int, m
                 break
             if wc < min_words:
                 continue
-            key = (len(_terms(text[s:e]) & question_terms), s == s0, wc)
+            key = (len(_terms(text[s:e]) & question_terms), -sum(s <= o < e for o in others), s == s0, wc)
             if best is None or key > best[0]:
                 best = (key, (s, e))
     if best:
@@ -169,27 +173,29 @@ def excerpt(text: str, trigger: int, question_terms: set[str], min_words: int, m
 def extract_from_text(text: str, offset: int, question: str | None, min_words: int, max_words: int
                       ) -> list[tuple[int, int, Confidence]]:
     """Requirement quotes in one sentence as absolute (start, end, confidence). With a question,
-    one quote per sentence (the clauses closest to it); without, one per requirement phrase."""
+    one quote per sentence: of the excerpts around each requirement phrase, the one sharing
+    most words with the question. Without, one quote per requirement phrase (inventory)."""
     qt = _terms(question or "")
     trig = requirement_trigger(text)
     if trig is None:
         return []
     pos, conf = trig
-    triggers = [pos]
-    if question is None:  # inventory: every requirement phrase of a long sentence
-        triggers += [m.start() for m in _STRONG.finditer(text) if m.start() != pos]
-    out: list[tuple[int, int, Confidence]] = []
-    for t in sorted(triggers):
-        if any(s <= t + offset < e for s, e, _ in out):
+    triggers = sorted({pos, *(m.start() for m in _STRONG.finditer(text))})
+    whole_span = _trim(text, 0, len(text))
+    found: list[tuple[int, int, Confidence]] = []
+    for t in triggers:
+        if question is None and any(s <= t + offset < e for s, e, _ in found):
             continue
-        span = excerpt(text, t, qt, min_words, max_words)
+        span = excerpt(text, t, qt, min_words, max_words, tuple(o for o in triggers if o != t))
         if span is None:
             continue
         s, e = span
-        whole = (s, e) == _trim(text, 0, len(text))
-        c: Confidence = conf if whole or conf == "low" else "medium"
-        out.append((offset + s, offset + e, c))
-    return out
+        c: Confidence = conf if span == whole_span or conf == "low" else "medium"
+        found.append((offset + s, offset + e, c))
+    if question is not None and len(found) > 1:  # several phrases: the excerpt closest to the question
+        best = max(found, key=lambda f: (len(_terms(text[f[0] - offset:f[1] - offset]) & qt), -f[0]))
+        found = [best]
+    return found
 
 
 # --- compose: statements from quotes, citing inline ----------------------------------------------
@@ -204,6 +210,11 @@ def statement(quote: str) -> str:
     return s[:1].upper() + s[1:] if s[:1].islower() else s
 
 
+def _same_text(a: str, b: str) -> bool:
+    """The same words in the same order, ignoring case, spacing, punctuation and hyphenation."""
+    return re.sub(r"[\W_]+", "", a).casefold() == re.sub(r"[\W_]+", "", b).casefold()
+
+
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
@@ -211,15 +222,15 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
                         max_statements: int = MAX_STATEMENTS) -> Draft:
     """An answer built only from the verified quotes, in the order given (best first) for
-    choosing, then in document order for reading. Near-identical quotes become one sentence
+    choosing, then in document order for reading. Quotes with the same words (the same requirement
+    quoted twice, e.g. in the body and an appendix) become one sentence
     citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
     presented together in one sentence citing both. Speculative quotes are left out."""
     usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)]
     groups: list[list[Evidence]] = []
     for e in usable:
-        t = _terms(e.exact_quote)
         for g in groups:
-            if _jaccard(t, _terms(g[0].exact_quote)) >= 0.9:
+            if _same_text(e.exact_quote, g[0].exact_quote):
                 g.append(e)
                 break
         else:
@@ -262,10 +273,9 @@ _FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
 
 def _judge():
     try:
-        from workbench.backends import judge
+        return importlib.import_module("workbench.backends.judge")
     except ImportError as exc:  # the verifier module is missing from this install
         raise BackendError(f"The rules verifier is not available ({exc}); reinstall the workbench.") from exc
-    return judge
 
 
 class RulesBackend:

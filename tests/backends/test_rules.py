@@ -1,0 +1,220 @@
+"""The rules backend: requirement extraction at exact offsets, excerpts at clause boundaries,
+composition from verified quotes only, verification and support through the judge."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from workbench.backends.base import Chunk
+from workbench.backends.rules import MAX_STATEMENTS, RulesBackend, compose_from_quotes, extract_from_text
+from workbench.config import Settings
+from workbench.errors import BackendError
+from workbench.models import Evidence, Span
+from workbench.pipeline.text import cited_ids, speculative_terms, split_sentences
+
+
+class TextContext:
+    """ExtractContext over one plain-text document whose sentences are given one per item."""
+
+    def __init__(self, sentences: list[str], doc_id: str = "d" * 64):
+        self.doc_id = doc_id
+        self.text = " ".join(sentences)
+        self.spans, pos = [], 0
+        for s in sentences:
+            self.spans.append((pos, pos + len(s), s))
+            pos += len(s) + 1
+
+    def chunk(self) -> Chunk:
+        return Chunk(chunk_id="c1", document_id=self.doc_id, start=0, end=len(self.text), text=self.text, page=1)
+
+    def sentences(self, document_id, start, end):
+        return [t for t in self.spans if t[1] > start and t[0] < end]
+
+    def heading_at(self, document_id, offset):
+        return "Access Control"
+
+
+@pytest.fixture
+def backend(tmp_path) -> RulesBackend:
+    return RulesBackend(Settings(data_dir=tmp_path))
+
+
+def extract(backend, sentences, question="What must be done?"):
+    ctx = TextContext(sentences)
+    return ctx, backend.extract(question, [ctx.chunk()], ctx)
+
+
+def test_modal_requirement_sentences_are_quoted_at_their_exact_offsets(backend):
+    ctx, got = extract(backend, [
+        "The agency was founded in 1950 and has offices in four states across the country.",
+        "Each contractor must encrypt customer data at rest using approved cryptographic modules.",
+        "Visitors are required to sign the register at the front desk before entering the building.",
+        "Employees may not share passwords with anyone, including members of the IT support team.",
+    ])
+    quotes = [c.exact_quote for c in got]
+    assert quotes == [ctx.spans[1][2], ctx.spans[2][2], ctx.spans[3][2]]
+    for c in got:
+        assert ctx.text[c.start:c.end] == c.exact_quote
+        assert c.chunk_id == "c1" and c.section_heading == "Access Control"
+    assert {c.extraction_confidence for c in got} == {"high"}
+
+
+def test_chunks_without_requirements_yield_nothing(backend):
+    _, got = extract(backend, ["The committee met twice last year to discuss the budget and staffing.",
+                               "Its report describes the history of the programme in some detail."])
+    assert got == []
+
+
+def test_numbered_imperative_requirements_of_standards_are_extracted(backend):
+    ctx, got = extract(backend, [
+        "3.1.12 Monitor and control remote access sessions.",
+        "Control of remote sessions is discussed in the next section of this chapter.",
+        "Limit system access to authorized users, processes acting on behalf of authorized users, and devices.",
+        "Remote access methods include, for example, dial-up, broadband, and wireless connections.",
+    ])
+    assert [c.exact_quote for c in got] == [ctx.spans[0][2], ctx.spans[2][2]]
+    assert all(c.extraction_confidence == "medium" for c in got)
+
+
+def test_a_short_fragment_without_a_full_stop_is_not_quoted():
+    assert extract_from_text("Must comply", 0, None, 10, 40) == []
+    assert extract_from_text("Employees must comply with it.", 0, None, 10, 40) == [(0, 30, "high")]
+
+
+LONG = ("Subject to the exceptions listed in paragraph (b), each covered entity that processes personal data of "
+        "residents, including contractors and subcontractors acting on its behalf, shall notify the supervisory "
+        "authority of any breach of security within seventy-two hours after becoming aware of it, and shall keep "
+        "a written record of every such breach, its effects and the remedial action taken, for a period of no "
+        "less than five years.")
+
+
+def test_long_sentences_are_excerpted_at_clause_boundaries_within_10_to_40_words():
+    assert len(LONG.split()) > 40
+    spans = extract_from_text(LONG, 100, "When must the supervisory authority be notified of a breach?", 10, 40)
+    assert len(spans) == 1
+    s, e, conf = spans[0]
+    quote = LONG[s - 100:e - 100]
+    assert 10 <= len(quote.split()) <= 40
+    assert "notify the supervisory authority" in quote
+    assert (s == 100 or LONG[s - 101] == " ") and (e - 100 == len(LONG) or not LONG[e - 100].isalnum())
+    assert not quote.endswith((",", ";", " and", " or")) and quote == quote.strip()
+    assert conf == "medium"  # an excerpt, not the whole sentence
+
+
+def test_the_excerpt_follows_the_question(backend):
+    q = "For how many years must a written record of each breach be kept?"
+    (s, e, _), = extract_from_text(LONG, 0, q, 10, 40)
+    assert "five years" in LONG[s:e]
+
+
+def test_inventory_without_a_question_quotes_each_requirement_of_a_long_sentence():
+    spans = extract_from_text(LONG, 0, None, 10, 40)
+    quotes = [LONG[s:e] for s, e, _ in spans]
+    assert len(quotes) == 2
+    assert any("shall notify" in q for q in quotes) and any("shall keep" in q for q in quotes)
+    assert all(10 <= len(q.split()) <= 40 for q in quotes)
+
+
+def test_inventory_mode_through_the_backend(backend):
+    ctx, got = extract(backend, [LONG, "Records must be kept in a locked cabinet in the records office."],
+                       question=None)
+    assert len(got) == 3
+    assert all(ctx.text[c.start:c.end] == c.exact_quote for c in got)
+
+
+def ev(rid: str, quote: str, start: int, doc: str = "d" * 64) -> Evidence:
+    span = Span(document_id=doc, page=1, pages=[1], start=start, end=start + len(quote), text=quote, text_sha256="x")
+    return Evidence(requirement_id=rid, document_id=doc, exact_quote=quote, chunk_id="c1", span=span)
+
+
+def test_compose_cites_every_statement_and_keeps_document_order():
+    verified = [ev("REQ-S002", "Remote sessions shall be terminated after thirty minutes of inactivity.", 500),
+                ev("REQ-S001", "Employees must use the approved virtual private network for remote access.", 100)]
+    draft = compose_from_quotes(verified)
+    sentences = split_sentences(draft.final_answer)
+    assert sentences == [
+        "Employees must use the approved virtual private network for remote access [REQ-S001].",
+        "Remote sessions shall be terminated after thirty minutes of inactivity [REQ-S002].",
+    ]
+    assert draft.unused_requirements == []
+    assert {r.requirement_id for r in draft.requirement_references if r.used_in_answer} == {"REQ-S001", "REQ-S002"}
+
+
+def test_conflicting_requirements_are_presented_together_with_both_ids():
+    verified = [ev("REQ-P001", "Contractors must store customer records on company laptops at all times.", 10),
+                ev("REQ-S001", "Contractors must not store customer records on company laptops.", 900, doc="e" * 64),
+                ev("REQ-P002", "Badges shall be worn visibly by every visitor inside the building.", 300)]
+    draft = compose_from_quotes(verified)
+    sentences = split_sentences(draft.final_answer)
+    both = [s for s in sentences if set(cited_ids(s)) == {"REQ-P001", "REQ-S001"}]
+    assert len(both) == 1 and "by contrast" in both[0]
+    assert len(sentences) == 2
+
+
+def test_near_identical_quotes_become_one_statement_citing_both():
+    q = "3.1.12 Monitor and control remote access sessions."
+    draft = compose_from_quotes([ev("REQ-S001", q, 10), ev("REQ-S007", q.replace("3.1.12 ", "3.1.12  "), 5000)])
+    assert draft.final_answer == "3.1.12 Monitor and control remote access sessions [REQ-S001, REQ-S007]."
+
+
+def test_speculative_quotes_are_left_out_and_listed_unused_beyond_the_statement_limit():
+    verified = [ev(f"REQ-S{i:03d}", f"Operators of category {i} systems must file report number {i} every quarter.",
+                   i * 100) for i in range(1, MAX_STATEMENTS + 3)]
+    verified.insert(0, ev("REQ-P001", "Agencies will likely be required to publish a plan.", 5))
+    draft = compose_from_quotes(verified)
+    assert not speculative_terms(draft.final_answer)
+    assert "REQ-P001" in draft.unused_requirements
+    assert len(cited_ids(draft.final_answer)) == MAX_STATEMENTS
+    assert set(draft.unused_requirements) == {e.requirement_id for e in verified} - set(cited_ids(draft.final_answer))
+
+
+def test_compose_drops_ids_that_review_feedback_named(backend):
+    verified = [ev("REQ-S001", "Employees must use the approved virtual private network for remote access.", 100),
+                ev("REQ-S002", "Remote sessions shall be terminated after thirty minutes of inactivity.", 500)]
+    draft = backend.compose("q", verified, ['unsupported: [REQ-S002] "Remote sessions…" Unsupported: 1/5 terms.'])
+    assert cited_ids(draft.final_answer) == ["REQ-S001"]
+    assert draft.unused_requirements == ["REQ-S002"]
+
+
+def test_verify_uses_the_judge_relevant_quotes_pass_unrelated_ones_are_rejected(backend):
+    verified = [ev("REQ-S001", "Employees must use the approved virtual private network for remote access sessions.", 0),
+                ev("REQ-S002", "Paper records shall be shredded when they are no longer needed.", 200)]
+    out = backend.verify("What must employees use for remote access sessions?", verified)
+    assert [v.requirement_id for v in out] == ["REQ-S001", "REQ-S002"]
+    assert out[0].verified and out[0].rejection_reason is None and 0 < out[0].score <= 1
+    assert not out[1].verified and out[1].rejection_reason == "does_not_address_question"
+    assert all(v.verification_rationale for v in out)
+
+
+def test_support_judges_each_sentence_against_the_evidence_it_cites(backend):
+    e = ev("REQ-S001", "Employees must use the approved virtual private network for remote access sessions.", 0)
+    out = backend.support(["Employees must use the approved virtual private network [REQ-S001].",
+                           "Managers approve new laptops on Fridays [REQ-S001].",
+                           "Employees must use the approved virtual private network."], [e])
+    assert [s.supported for s in out] == [True, False, False]
+    assert out[2].reason == "cites no verified evidence"
+
+
+def test_a_missing_verifier_is_a_backend_error_not_a_crash(backend, monkeypatch):
+    monkeypatch.setitem(sys.modules, "workbench.backends.judge", None)
+    with pytest.raises(BackendError, match="verifier is not available"):
+        backend.verify("q", [ev("REQ-S001", "Employees must use it for remote access.", 0)])
+
+
+def test_nist_800_171_remote_access_question_finds_requirement_3_1_12(corpus, tmp_path):
+    from tests.pipeline.helpers import PagesRetriever
+    from workbench.pdf import open_pdf
+    from workbench.pipeline import MemoryIds, run_question
+
+    settings = Settings(data_dir=tmp_path)
+    doc = open_pdf(corpus / "pdfs/regulatory/NIST.SP.800-171r2.pdf")
+    run = run_question("What must organizations do to control remote access sessions?", [doc],
+                       retriever=PagesRetriever(), backend=RulesBackend(settings), ids=MemoryIds(), settings=settings)
+    hits = [e for e in run.evidence if re.search(r"3\.1\.12\s+Monitor and control remote access sessions", e.exact_quote)]
+    assert hits
+    assert any(run.verification_for(e.requirement_id).verified for e in hits)
+    assert any(e.requirement_id in cited_ids(run.answer.final_answer) for e in hits)
+    assert all(doc.text[e.span.start:e.span.end] == e.exact_quote for e in run.evidence)
