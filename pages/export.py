@@ -43,7 +43,8 @@ if FORMATS:
     if force and not reason.strip():
         st.caption("A forced export needs a reason.")
     try:
-        out = wb.export(chosen, fmt, force=force and bool(reason.strip()), reason=reason.strip() or None)
+        out = wb.export(chosen, fmt, force=force and bool(reason.strip()), reason=reason.strip() or None,
+                        by=state.reviewer() or None)
     except ExportBlockedError as e:
         st.error(str(e), icon=":material/block:")
         st.markdown("\n".join(f"- {r}" for r in e.reasons))

@@ -3,6 +3,8 @@ helpers that move the selection between them (deep links: ?run=…&evidence=…)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 # Query parameters (deep links)
@@ -20,14 +22,17 @@ INGEST_RESULTS = "ingest_results"  # per uploaded file: document or error, shown
 PENDING_PASSWORDS = "pending_passwords"  # uploaded files waiting for a password: name -> bytes
 NOTE = "review_note"
 UPLOAD_NONCE = "upload_nonce"  # bumped to clear the uploader after ingest
+QP_SEEN = "query_params_seen"  # (run, evidence) last read from or written to the URL
 
-# Page scripts (relative to app.py), for st.switch_page / st.page_link
-PAGE_DOCUMENTS = "pages/documents.py"
-PAGE_RUN = "pages/run.py"
-PAGE_REVIEW = "pages/review.py"
-PAGE_ANSWER = "pages/answer.py"
-PAGE_DASHBOARD = "pages/dashboard.py"
-PAGE_EXPORT = "pages/export.py"
+# Page scripts, for st.Page / st.switch_page / st.page_link. Absolute, so the app also runs
+# from an entry file elsewhere (the AppTest tests do that: see tests/ui/test_pages.py).
+PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
+PAGE_DOCUMENTS = str(PAGES_DIR / "documents.py")
+PAGE_RUN = str(PAGES_DIR / "run.py")
+PAGE_REVIEW = str(PAGES_DIR / "review.py")
+PAGE_ANSWER = str(PAGES_DIR / "answer.py")
+PAGE_DASHBOARD = str(PAGES_DIR / "dashboard.py")
+PAGE_EXPORT = str(PAGES_DIR / "export.py")
 
 
 def sync_from_query_params() -> None:
@@ -35,6 +40,9 @@ def sync_from_query_params() -> None:
     qp = st.query_params
     run_id = qp.get(QP_RUN)
     ev = qp.get(QP_EVIDENCE)
+    if (run_id, ev) == st.session_state.get(QP_SEEN):
+        return  # the URL only echoes what the app wrote: the session's selection is newer
+    st.session_state[QP_SEEN] = (run_id, ev)
     if run_id and run_id != st.session_state.get(RUN):
         st.session_state[RUN] = run_id
         st.session_state[EVIDENCE] = None
@@ -68,6 +76,7 @@ def deep_link_params(run_id: str | None, requirement_id: str | None = None) -> d
 def write_query_params(run_id: str | None, requirement_id: str | None = None) -> None:
     """Keep the URL naming what is on screen, so it can be copied and reloaded."""
     want = deep_link_params(run_id, requirement_id)
+    st.session_state[QP_SEEN] = (run_id, requirement_id)
     if dict(st.query_params) != want:
         st.query_params.from_dict(want)
 

@@ -1,0 +1,69 @@
+"""UI fixtures: a workspace holding a PDF the tests made and a run whose evidence is anchored
+in it through workbench.pdf (so the viewer has real rects), stored through the real store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PAGE1 = ("Access control policy. The organization shall limit system access to authorized users and "
+         "processes acting on behalf of authorized users. Accounts are reviewed every quarter.")
+PAGE2 = ("Audit and accountability. The organization shall review and analyze system audit records "
+         "weekly for indications of inappropriate or unusual activity. Audit logs are retained for one year.")
+QUOTES = [
+    ("limit system access to authorized users and processes acting on behalf of authorized users", True),
+    ("review and analyze system audit records weekly for indications of inappropriate or unusual activity", True),
+    ("Audit logs are retained for one year", False),
+]
+QUESTION = "What must the organization do about access and audit records?"
+
+
+def seed_run(wb, doc_id: str, run_id: str = "run-ui-test"):
+    """Store a run over `doc_id` with two verified items and one rejected, and a two-sentence
+    answer citing the verified ones."""
+    from workbench.models import Answer, Evidence, RequirementReference, Run, SentenceSupport, Verification
+
+    parsed = wb.parsed(doc_id)
+    evidence, verifications = [], []
+    for i, (quote, ok) in enumerate(QUOTES):
+        span = parsed.locate(quote)
+        assert span is not None, quote
+        rid = wb.store.assign_evidence_id(doc_id, span.start, span.end, "policy")
+        evidence.append(Evidence(requirement_id=rid, source_type="policy", document_id=doc_id, exact_quote=quote,
+                                 chunk_id=f"c{i}", span=span))
+        verifications.append(Verification(
+            requirement_id=rid, verified=ok, score=0.9 if ok else 0.2,
+            rejection_reason=None if ok else "does_not_address_question",
+            verification_rationale="addresses the question" if ok else "about retention, not review"))
+    a, b = evidence[0].requirement_id, evidence[1].requirement_id
+    sentences = [
+        SentenceSupport(text=f"The organization must limit system access to authorized users [{a}].",
+                        citations=[a], supported=True),
+        SentenceSupport(text=f"It must review audit records weekly [{b}].", citations=[b], supported=True),
+    ]
+    answer = Answer(final_answer=" ".join(s.text for s in sentences), sentences=sentences, support_ratio=1.0,
+                    citation_coverage=1.0, grounding_confidence="medium",
+                    requirement_references=[RequirementReference(requirement_id=x, used_in_answer=True, statement="")
+                                            for x in (a, b)])
+    run = Run(run_id=run_id, question=QUESTION, document_ids=[doc_id], evidence=evidence,
+              verifications=verifications, answer=answer, stage_timings={"retrieval": 0.1})
+    wb.store.save_run(run)
+    return run
+
+
+@pytest.fixture
+def policy_pdf(make_pdf) -> Path:
+    return make_pdf([PAGE1, PAGE2], name="policy.pdf")
+
+
+@pytest.fixture
+def workspace(data_dir, policy_pdf):
+    """(Workbench, document, run) in a fresh data dir."""
+    from workbench.service import Workbench
+
+    wb = Workbench()
+    doc = wb.ingest(policy_pdf, "policy.pdf", source_type="policy")
+    return wb, doc, seed_run(wb, doc.id)

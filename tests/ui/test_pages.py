@@ -1,0 +1,279 @@
+"""AppTest specifications for each page of the app (app.py with st.navigation). The viewer and
+the citation chips are custom components, opaque to AppTest: their data is read from the
+element's proto here, and they are exercised in Chromium by test_browser.py."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from tests.ui.conftest import QUESTION
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "app.py"
+PAGES = ROOT / "pages"
+TIMEOUT = 60
+
+
+# app.py run from a folder without a `pages/` sibling: AppTest resets Streamlit's legacy
+# pages-folder detection before every run, which would otherwise run pages/*.py without app.py
+# from the second run on (the real server is protected in serve.py).
+ENTRY = Path(tempfile.mkdtemp(prefix="wb-apptest-")) / "app_entry.py"
+ENTRY.write_text(f"exec(compile(open({str(APP)!r}).read(), {str(APP)!r}, 'exec'))\n")
+
+
+def app(**query) -> AppTest:
+    at = AppTest.from_file(str(ENTRY), default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    return at
+
+
+def on_page(at: AppTest, page: str, reviewer: str | None = None) -> AppTest:
+    at.run()
+    if reviewer:
+        at.text_input(key="reviewer_name").set_value(reviewer).run()
+    at.switch_page(str(PAGES / f"{page}.py")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [e.value for e in (*at.markdown, *at.caption, *at.info, *at.warning, *at.error, *at.success)]
+    return "\n".join(str(p) for p in parts)
+
+
+def component_data(at: AppTest, name: str) -> list[dict]:
+    """The data dicts sent to custom components whose name contains `name`."""
+    out = []
+    for node in at.get("bidi_component"):
+        proto = node.proto
+        if name in proto.component_name:
+            out.append(json.loads(proto.json))
+    return out
+
+
+# --- navigation ---------------------------------------------------------------------------
+def test_app_offers_the_six_pages_in_order_and_asks_for_the_reviewer_name(data_dir):
+    at = app()
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == "Documents"
+    assert at.sidebar.text_input(key="reviewer_name").label == "Reviewer name"
+    for page, title in [("run", "Run"), ("review", "Review"), ("answer", "Answer"), ("dashboard", "Dashboard"),
+                        ("export", "Export")]:
+        at.switch_page(str(PAGES / f"{page}.py")).run()
+        assert not at.exception, (page, at.exception)
+        assert at.title[0].value == title
+
+
+# --- Documents ------------------------------------------------------------------------------
+def test_documents_upload_ingests_with_the_chosen_source_type_and_lists_it(data_dir, make_pdf):
+    pdf = make_pdf(["The contractor shall deliver the report within thirty days."], name="contract.pdf")
+    at = app()
+    at.run()
+    at.file_uploader[0].set_value(("contract.pdf", pdf.read_bytes(), "application/pdf")).run()
+    at.selectbox(key=next(s.key for s in at.selectbox if s.label.startswith("Source type"))).set_value("contract").run()
+    at.button[0].click().run() if at.button[0].label == "Ingest" else next(
+        b for b in at.button if b.label == "Ingest").click().run()
+    assert not at.exception, at.exception
+    assert any("contract.pdf" in s.value and "ingested" in s.value for s in at.success)
+    table = at.dataframe[0].value
+    assert list(table["File"]) == ["contract.pdf"]
+    assert list(table["Source type"]) == ["contract"]
+
+
+def test_documents_encrypted_upload_asks_for_the_password_and_opens_with_it(data_dir, corpus):
+    pdf = corpus / "pdfs" / "encrypted" / "password-example_pw-test.pdf"
+    at = app()
+    at.run()
+    at.file_uploader[0].set_value((pdf.name, pdf.read_bytes(), "application/pdf")).run()
+    next(b for b in at.button if b.label == "Ingest").click().run()
+    assert any("encrypted" in w.value for w in at.warning), texts(at)
+    at.text_input(key=f"pw_input_{pdf.name}").set_value("wrong")
+    at.button(key=next(b.key for b in at.button if b.label == "Open with password")).click().run()
+    assert at.error and pdf.name in at.error[0].value
+    at.text_input(key=f"pw_input_{pdf.name}").set_value("test")
+    next(b for b in at.button if b.label == "Open with password").click().run()
+    assert not at.exception, at.exception
+    assert any(pdf.name in s.value and "ingested" in s.value for s in at.success), texts(at)
+
+
+def test_documents_damaged_upload_is_explained_not_a_traceback(data_dir, corpus):
+    pdf = corpus / "pdfs" / "malformed" / "zen_of_python_corrupted.pdf"
+    empty = corpus / "pdfs" / "malformed" / "empty_0bytes.pdf"
+    at = app()
+    at.run()
+    at.file_uploader[0].set_value([(pdf.name, pdf.read_bytes(), "application/pdf"),
+                                   (empty.name, empty.read_bytes(), "application/pdf")]).run()
+    next(b for b in at.button if b.label == "Ingest").click().run()
+    assert not at.exception, at.exception
+    messages = [e.value for e in at.error] + [s.value for s in at.success]
+    assert any(empty.name in m for m in messages)
+    assert any(pdf.name in m for m in messages)
+    assert all("Traceback" not in m for m in messages)
+
+
+def test_documents_sample_button_ingests_the_bundled_nist_publication(data_dir):
+    at = app()
+    at.run()
+    next(b for b in at.button if b.label == "Load the sample document").click().run()
+    assert not at.exception, at.exception
+    assert any("NIST.SP.800-171r2.pdf" in s.value for s in at.success)
+    assert list(at.dataframe[0].value["Pages"]) == [113]
+
+
+# --- Run --------------------------------------------------------------------------------------
+def test_run_without_documents_sends_the_user_to_documents(data_dir):
+    at = on_page(app(), "run")
+    assert "No documents yet" in texts(at)
+
+
+def test_run_page_offers_question_checklist_and_backends_and_refuses_an_empty_question(workspace):
+    at = on_page(app(), "run")
+    assert at.text_area[0].label == "Question"
+    assert set(at.selectbox[0].options) >= {"rules", "openai"}
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("Type a question" in e.value for e in at.error)
+    at.radio[0].set_value("Checklist").run()
+    assert at.text_area[0].label.startswith("Checklist")
+    at.text_area[0].set_value("First question?\n\n  Second question?  \n").run()
+    assert "2 question(s)" in texts(at)
+
+
+def test_run_executes_the_pipeline_and_shows_every_stage_done(workspace):
+    at = on_page(app(), "run")
+    at.text_area[0].set_value("How often must audit records be reviewed?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception, at.exception
+    stages = at.dataframe[0].value
+    assert list(stages["Stage"]) == ["Retrieval", "Extract", "Verify", "Compose", "Quality review", "Finalize"]
+    assert all("done" in s or "skipped" in s for s in stages["Status"])
+    assert "How often must audit records be reviewed?" in texts(at)
+
+
+# --- Review -----------------------------------------------------------------------------------
+def test_review_deep_link_selects_the_evidence_and_sends_its_rects_to_the_viewer(workspace):
+    wb, doc, run = workspace
+    target = run.evidence[1]
+    at = on_page(app(run=run.run_id, evidence=target.requirement_id), "review")
+    viewer = component_data(at, "pdf_viewer")[0]
+    assert viewer["document_id"] == doc.id
+    assert viewer["target"] == target.requirement_id
+    assert viewer["page"] == 2
+    boxes = [h for h in viewer["highlights"] if h["id"] == target.requirement_id]
+    assert [(h["page"], h["x0"], h["y0"], h["x1"], h["y1"]) for h in boxes] == [tuple(r) for r in target.span.rects]
+    assert at.query_params["evidence"] == [target.requirement_id] or at.query_params["evidence"] == target.requirement_id
+
+
+def test_review_unsupported_without_a_reviewer_name_is_refused(workspace):
+    wb, doc, run = workspace
+    ev = run.evidence[0].requirement_id
+    at = on_page(app(run=run.run_id, evidence=ev), "review")
+    next(b for b in at.button if b.label == "Unsupported").click().run()
+    assert any("Reviewer name" in e.value for e in at.error)
+    assert wb.history(run.run_id, ev) == []
+
+
+def test_review_unsupported_records_reviewer_note_and_shows_history(workspace):
+    wb, doc, run = workspace
+    ev = run.evidence[0].requirement_id
+    at = on_page(app(run=run.run_id, evidence=ev), "review", reviewer="Dana")
+    at.text_input(key="review_note").set_value("quote is about processes, not users")
+    next(b for b in at.button if b.label == "Unsupported").click().run()
+    assert not at.exception, at.exception
+    [event] = wb.history(run.run_id, ev)
+    assert (event.label, event.reviewer, event.note, event.verifier_verdict) == (
+        "unsupported", "Dana", "quote is about processes, not users", "supported")
+    history = at.dataframe[-1].value
+    assert list(history["Reviewer"]) == ["Dana"]
+    assert list(history["Change"]) == ["— → unsupported"]
+    next(b for b in at.button if b.label == "Reset").click().run()
+    assert [e.label for e in wb.history(run.run_id, ev)] == ["unsupported", "reset"]
+
+
+def test_review_next_and_previous_move_through_the_items_with_shortcuts(workspace):
+    wb, doc, run = workspace
+    ids = [e.requirement_id for e in run.evidence]
+    at = on_page(app(run=run.run_id, evidence=ids[0]), "review")
+    nxt = next(b for b in at.button if b.label == "Next")
+    assert nxt.proto.shortcut.upper() == "J"
+    shortcuts = {b.label: b.proto.shortcut.upper() for b in at.button}
+    assert (shortcuts["Previous"], shortcuts["Supported"], shortcuts["Unsupported"]) == ("K", "S", "U")
+    nxt.click().run()
+    assert component_data(at, "pdf_viewer")[0]["target"] == ids[1]
+    next(b for b in at.button if b.label == "Previous").click().run()
+    next(b for b in at.button if b.label == "Previous").click().run()
+    assert component_data(at, "pdf_viewer")[0]["target"] == ids[-1]
+
+
+def test_review_deep_link_to_unknown_evidence_warns_and_falls_back(workspace):
+    wb, doc, run = workspace
+    at = on_page(app(run=run.run_id, evidence="REQ-P999"), "review")
+    assert any("REQ-P999" in w.value for w in at.warning)
+    assert component_data(at, "pdf_viewer")[0]["target"] == run.evidence[0].requirement_id
+
+
+# --- Answer -----------------------------------------------------------------------------------
+def test_answer_shows_badge_chips_and_quality(workspace):
+    wb, doc, run = workspace
+    at = on_page(app(run=run.run_id), "answer")
+    assert QUESTION in texts(at)
+    assert "Well supported" in texts(at) and "100 %" in texts(at)
+    chips = component_data(at, "answer_text")[0]
+    assert [s["text"] for s in chips["sentences"]] == [s.text for s in run.answer.sentences]
+    assert chips["status"][run.evidence[0].requirement_id] == "supported"
+
+
+def test_answer_support_drops_after_a_human_marks_its_evidence_unsupported(workspace):
+    wb, doc, run = workspace
+    wb.review(run.run_id, run.evidence[0].requirement_id, "unsupported", "Dana", "wrong clause")
+    at = on_page(app(run=run.run_id), "answer")
+    assert "Partial" in texts(at) and "50 %" in texts(at)
+    assert "every evidence item it cites is unsupported" in texts(at)
+    chips = component_data(at, "answer_text")[0]
+    assert chips["status"][run.evidence[0].requirement_id] == "unsupported"
+    assert [s["supported"] for s in chips["sentences"]] == [False, True]
+
+
+def test_answer_states_no_authoritative_evidence_plainly(workspace):
+    wb, doc, run = workspace
+    from workbench.models import NO_AUTHORITATIVE_EVIDENCE, Answer
+
+    empty = run.model_copy(update={"run_id": "run-none", "evidence": run.evidence[2:],
+                                   "verifications": run.verifications[2:],
+                                   "answer": Answer(result=NO_AUTHORITATIVE_EVIDENCE,
+                                                    missing_evidence=["how long logs are kept"],
+                                                    message="No verified evidence.")})
+    wb.store.save_run(empty)
+    at = on_page(app(run="run-none"), "answer")
+    assert any("No authoritative evidence" in e.value for e in at.error)
+    assert "how long logs are kept" in texts(at)
+    assert not component_data(at, "answer_text")
+
+
+# --- Dashboard and Export -----------------------------------------------------------------------
+def test_dashboard_charts_pass_rate_reasons_confusion_and_confidence(workspace):
+    wb, doc, run = workspace
+    wb.review(run.run_id, run.evidence[0].requirement_id, "unsupported", "Dana")
+    at = on_page(app(), "dashboard")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Evidence items"] == "3"
+    assert metrics["Verifier pass rate"] == "67 %"
+    assert metrics["Reviewed"] == "1 / 3"
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    titles = [c["layout"]["title"]["text"] for c in charts]
+    assert "Rejection reasons (verifier)" in titles
+    heat = next(c for c in charts if c["layout"]["title"]["text"].startswith("Verifier vs human"))
+    assert heat["data"][0]["z"] == [[0, 1], [0, 0]]
+
+
+def test_export_offers_formats_and_the_audit_trail_download(workspace):
+    wb, doc, run = workspace
+    at = on_page(app(run=run.run_id), "export")
+    assert at.multiselect[0].value == [run.run_id]
+    downloads = [d for d in at.get("download_button")]
+    assert any("audit trail" in d.proto.label.lower() for d in downloads)
+
