@@ -1,0 +1,90 @@
+"""service.ask and `workbench ask`: runs are stored, IDs come from the store and stay stable,
+the audit trail goes to --out or stdout, bad input is one stderr line and exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.pipeline.test_run import OFF_TOPIC_Q, POLICY, REMOTE_Q
+from workbench.cli import main
+from workbench.errors import WorkbenchError
+from workbench.models import NO_AUTHORITATIVE_EVIDENCE, sha256_text
+from workbench.pipeline.text import ID_RE
+
+
+@pytest.fixture
+def policy_pdf(make_pdf):
+    return make_pdf(POLICY, name="policy.pdf")
+
+
+def test_service_ask_stores_runs_and_keeps_ids_stable_across_runs(data_dir, policy_pdf):
+    from workbench.service import Workbench
+
+    wb = Workbench()
+    doc = wb.ingest(policy_pdf, source_type="policy")
+    events = []
+    first, = wb.ask([REMOTE_Q], [doc.id], on_event=events.append)
+    assert events and events[0].stage == "retrieval" and events[-1].stage == "finalize"
+    again, = Workbench().ask([REMOTE_Q], [doc.id])  # a new process-like workspace, same store
+    ids = {(e.span.start, e.span.end): e.requirement_id for e in first.evidence}
+    assert ids and ids == {(e.span.start, e.span.end): e.requirement_id for e in again.evidence}
+    assert all(i.startswith("REQ-P") for i in ids.values())
+    stored = {r.run_id for r in wb.runs()}
+    assert {first.run_id, again.run_id} <= stored
+    assert wb.run(first.run_id).answer.final_answer == first.answer.final_answer
+
+
+def test_service_ask_refuses_empty_input(data_dir, policy_pdf):
+    from workbench.service import Workbench
+
+    wb = Workbench()
+    doc = wb.ingest(policy_pdf)
+    with pytest.raises(WorkbenchError, match="No question"):
+        wb.ask(["  "], [doc.id])
+    with pytest.raises(WorkbenchError, match="No documents"):
+        wb.ask([REMOTE_Q], [])
+    with pytest.raises(WorkbenchError, match="source type"):
+        wb.ask([REMOTE_Q], [doc.id], source_type="memo")
+
+
+def test_cli_ask_question_prints_the_audit_trail_object(data_dir, policy_pdf, capsys):
+    assert main(["ask", str(policy_pdf), "--question", REMOTE_Q, "--source-type", "policy"]) == 0
+    trail = json.loads(capsys.readouterr().out)
+    assert trail["question"] == REMOTE_Q
+    for key in ("grounding_confidence", "extracted_requirements", "verified_requirements", "rejected_requirements",
+                "final_answer", "requirement_references", "missing_evidence", "evidence_audit_trail"):
+        assert key in trail
+    verified = {v["requirement_id"] for v in trail["verified_requirements"]}
+    assert set(ID_RE.findall(trail["final_answer"])) <= verified and verified
+    for e in trail["extracted_requirements"]:
+        assert e["text_sha256"] == sha256_text(e["exact_quote"])
+        assert e["page"] >= 1 and e["end"] > e["start"] and e["rects"]
+
+
+def test_cli_ask_questions_writes_a_json_list_to_out_and_summary_lines(data_dir, policy_pdf, tmp_path, capsys):
+    qfile = tmp_path / "q.txt"
+    qfile.write_text(f"{REMOTE_Q}\n\n{OFF_TOPIC_Q}\n", encoding="utf-8")
+    out = tmp_path / "out.json"
+    assert main(["ask", str(policy_pdf), "--questions", str(qfile), "--out", str(out)]) == 0
+    trails = json.loads(out.read_text(encoding="utf-8"))
+    assert [t["question"] for t in trails] == [REMOTE_Q, OFF_TOPIC_Q]
+    assert "result" not in trails[0] and trails[1]["result"] == NO_AUTHORITATIVE_EVIDENCE
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(x["question"], x["result"]) for x in lines] == [(REMOTE_Q, "ANSWERED"), (OFF_TOPIC_Q, NO_AUTHORITATIVE_EVIDENCE)]
+    assert [x["run_id"] for x in lines] == [t["run_id"] for t in trails]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["missing.pdf", "--question", "q"], "no such file"),
+    (["{pdf}", "--questions", "nope.txt"], "no such file"),
+    (["{pdf}", "--question", "   "], "no question given"),
+    (["{pdf}", "--question", "q", "--backend", "oracle"], "Unknown backend"),
+    (["{pdf}", "--question", "q", "--out", "/no/such/dir/out.json"], "not a writable file path"),
+])
+def test_cli_ask_bad_input_is_one_stderr_line_and_exit_2(data_dir, policy_pdf, capsys, args, message):
+    argv = ["ask"] + [a.replace("{pdf}", str(policy_pdf)) for a in args]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
