@@ -260,7 +260,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     if failed:
         warnings.append(f"pages {_ranges(failed)} could not be read (damaged content): they are left empty")
     if no_text and len(no_text) == len(pages):
-        warnings.append(f"no page has a text layer (scanned?): pages {_ranges(no_text)}; quotes cannot be "
+        warnings.append(f"no text layer on any page (scanned?): pages {_ranges(no_text)}; quotes cannot be "
                         "located until the PDF is OCRed")
     elif no_text:
         warnings.append(f"pages {_ranges(no_text)} have no text layer (scanned?): quotes there cannot be located")

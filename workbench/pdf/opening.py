@@ -98,8 +98,8 @@ def pdf_date(value: str | None) -> str | None:
         return None
     v = value[2:] if value.startswith("D:") else value
     digits = "".join(ch for ch in v[:8] if ch.isdigit())
-    if len(digits) >= 8:
+    if len(digits) < 4 or digits[:4] == "0000":  # "D:00000101..." is a placeholder, not a date
+        return None
+    if len(digits) >= 8 and "01" <= digits[4:6] <= "12" and "01" <= digits[6:8] <= "31":
         return f"{digits[:4]}-{digits[4:6]}-{digits[6:8]}"
-    if len(digits) >= 4:
-        return digits[:4]
-    return None
+    return digits[:4]

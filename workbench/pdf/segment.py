@@ -22,6 +22,12 @@ _ABBREV = re.compile(
     r"(?:\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Inc|Ltd|Co|Corp|No|Nos|Sec|Secs|Art|Fig|Figs|Vol|pp|Jr|Sr|St|U\.S|e\.g|i\.e|etc|vs|cf|al|approx|Dept|Reg|para|Para)\.)$"
 )
 MAX_HEADING_WORDS = 14
+# A numbered run-in heading: "2.4 Restrictive Covenants." / "Section 5. Term." — short, title case.
+_RUN_IN = re.compile(
+    r"^(?:(?:section|article)\s+)?[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?\s+"
+    r"(?:[A-Z][\w’'\-]*|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)(?:\s+(?:[A-Z][\w’'\-]*|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)){0,7}[.:]$",
+    re.I,
+)
 
 
 def _is_heading(text: str, height: float, body: float, prev_ends: bool) -> bool:
@@ -74,14 +80,20 @@ def segment(doc: ParsedDocument) -> list[Segment]:
     text = doc.text
 
     def flush(start: int | None, end: int) -> None:
+        nonlocal heading
         if start is None:
             return
         chunk = text[start:end]
-        for a, b in _split_sentences(chunk):
+        for n, (a, b) in enumerate(_split_sentences(chunk)):
             s, e = start + a, start + b
             while s < e and text[s].isspace():
                 s += 1
-            if e > s:
+            if e <= s:
+                continue
+            if n == 0 and _RUN_IN.match(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
+                heading = " ".join(text[s:e].split())
+                out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "heading"))
+            else:
                 out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "sentence"))
 
     body_start: int | None = None

@@ -1,0 +1,67 @@
+"""Segmentation: sentences and headings, never a heading glued to the sentence after it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbench.pdf import open_pdf
+
+CONTRACT = (
+    "ARTICLE 1\nDEFINITIONS\n\n"
+    "1.1 Affiliate. Affiliate means any entity that controls a Party. Control means ownership of more than "
+    "fifty percent of the voting shares of Acme Inc. or of its U.S. subsidiary.\n\n"
+    "ARTICLE 2\nTERM AND TERMINATION\n\n"
+    "This Agreement starts on the Effective Date. Either Party may terminate it on ninety days notice."
+)
+
+
+def test_headings_are_their_own_segments_and_never_glued_to_the_next_sentence(make_pdf):
+    doc = open_pdf(make_pdf([CONTRACT]))
+    segs = doc.segments()
+    headings = [" ".join(h.text.split()) for h in doc.headings()]
+    assert headings == ["ARTICLE 1 DEFINITIONS", "1.1 Affiliate.", "ARTICLE 2 TERM AND TERMINATION"]
+    for s in segs:
+        if s.kind == "sentence":
+            assert "ARTICLE" not in s.text and "DEFINITIONS" not in s.text
+    sentences = [" ".join(s.text.split()) for s in segs if s.kind == "sentence"]
+    assert sentences == [
+        "Affiliate means any entity that controls a Party.",
+        "Control means ownership of more than fifty percent of the voting shares of Acme Inc. or of its U.S. subsidiary.",
+        "This Agreement starts on the Effective Date.",
+        "Either Party may terminate it on ninety days notice.",
+    ]
+
+
+def test_segments_index_the_text_and_carry_their_heading(make_pdf):
+    doc = open_pdf(make_pdf([CONTRACT]))
+    for s in doc.segments():
+        assert doc.text[s.start:s.end] == s.text and s.page == 1
+    last = doc.segments()[-1]
+    assert " ".join((last.heading or "").split()) == "ARTICLE 2 TERM AND TERMINATION"
+    assert " ".join((doc.heading_at(last.start) or "").split()) == "ARTICLE 2 TERM AND TERMINATION"
+    assert doc.heading_at(0) is None or doc.heading_at(0).startswith("ARTICLE 1")
+
+
+def test_larger_font_line_is_a_heading(tmp_path: Path):
+    import pymupdf
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 80), "Scope of the guidance", fontsize=16)
+    page.insert_textbox(pymupdf.Rect(72, 100, 540, 400), "This guidance applies to all operators. It replaces the "
+                        "2019 edition.", fontsize=10)
+    path = tmp_path / "h.pdf"
+    pdf.save(path)
+    doc = open_pdf(path)
+    assert [h.text for h in doc.headings()] == ["Scope of the guidance"]
+    assert [s.text for s in doc.segments() if s.kind == "sentence"][0] == "This guidance applies to all operators."
+
+
+def test_running_headers_are_not_segments(make_unicode_pdf):
+    things = ["records", "logs", "manuals", "checklists", "invoices"]
+    bodies = [f"Operators shall keep {t}. The {t} are kept for years." for t in things]
+    doc = open_pdf(make_unicode_pdf(bodies, header="ACME Manual – Confidential", footer="Page {n}"))
+    assert "ACME Manual" in doc.text
+    assert not any("ACME" in s.text or "Page" in s.text for s in doc.segments())
+    assert [s.text for s in doc.segments()][:2] == ["Operators shall keep records.", "The records are kept for years."]
+    assert len(doc.segments()) == 10
