@@ -64,7 +64,7 @@ def test_markdown_report_numbers_citations_and_lists_bibliography_and_human_chan
     assert "Access is limited to authorized users and devices [[1](#ev-1)]." in md
     assert "Mobile devices must encrypt CUI at rest [[2](#ev-2)]." in md
     assert "REQ-S001]" not in md.split("### Evidence")[0]  # IDs replaced by numbers in the answer
-    assert '<a id="ev-2"></a>2. `REQ-S002`' in md and "p. 1" in md
+    assert "<a id=\"ev-2\"></a>**[2]** `REQ-S002`" in md and "p. 1" in md
     assert "human: unsupported by alice" in md and "note: talks about storage, not transit" in md
     assert "alice: REQ-S002 verifier supported → unsupported" in md
     bib = md.split("## Bibliography")[1]
@@ -114,3 +114,15 @@ def test_no_authoritative_evidence_is_stated_plainly(reviewed):
     assert f"**{NO_AUTHORITATIVE_EVIDENCE}**: No authoritative requirement found" in md
     assert "Missing evidence: A rule on mobile device encryption" in md
     assert NO_AUTHORITATIVE_EVIDENCE in to_html(bundle).decode()
+
+
+def test_evidence_is_listed_in_citation_number_order(reviewed):
+    bundle, _ = reviewed
+    rb = bundle.runs[0]
+    rb.answer = rb.run.answer.model_copy(update={"final_answer": "Encrypt at rest [REQ-S002]. Limit access [REQ-S001].",
+                                                  "sentences": []})
+    evidence = to_markdown(bundle).decode().split("### Evidence")[1]
+    order = [evidence.index(f"**[{n}]** `{rid}`") for n, rid in ((1, "REQ-S002"), (2, "REQ-S001"), (3, "REQ-S003"))]
+    assert order == sorted(order)
+    html_doc = to_html(bundle).decode()
+    assert html_doc.index('id="ev-1" value="1"><code>REQ-S002') < html_doc.index('id="ev-2" value="2"><code>REQ-S001')

@@ -51,6 +51,12 @@ class _Ctx:
     numbers: dict[tuple[str, str], int]
 
 
+def _numbered(rb: RunBundle, ctx: _Ctx) -> list[tuple[int, EvidenceStatus]]:
+    """The run's evidence in citation-number order (cited first, as the answer cites them)."""
+    return sorted(((ctx.numbers[(rb.run.run_id, st.evidence.requirement_id)], st) for st in rb.statuses),
+                  key=lambda x: x[0])
+
+
 def _numbered_answer(rb: RunBundle, ctx: _Ctx, link) -> str:
     run_id = rb.run.run_id
 
@@ -144,14 +150,12 @@ def to_markdown(bundle: ExportBundle) -> bytes:
             lines += [f"- {_md_escape(g)}" for g in gate] + [""]
         if rb.statuses:
             lines += ["### Evidence", ""]
-            for st in rb.statuses:
-                n = ctx.numbers[(rb.run.run_id, st.evidence.requirement_id)]
+            for n, st in _numbered(rb, ctx):
                 quote = st.evidence.span.text if st.evidence.span else st.evidence.exact_quote
-                lines.append(f'<a id="ev-{n}"></a>{n}. `{st.evidence.requirement_id}` '
-                             f"“{_md_escape(' '.join(quote.split()))}” — "
-                             f"*{_md_escape(titles.get(st.evidence.document_id, st.evidence.document_id[:12]))}*, "
-                             f"{pages_ref(st)} — {verdict_text(st)}")
-            lines.append("")
+                lines += [f'<a id="ev-{n}"></a>**[{n}]** `{st.evidence.requirement_id}` '
+                          f"“{_md_escape(' '.join(quote.split()))}” — "
+                          f"*{_md_escape(titles.get(st.evidence.document_id, st.evidence.document_id[:12]))}*, "
+                          f"{pages_ref(st)} — {verdict_text(st)}", ""]
         changes = _human_changes(rb)
         lines += ["### What a human changed", ""]
         lines += [f"- {_md_escape(c)}" for c in changes] if changes else ["- Nothing: no review events."]
@@ -206,8 +210,7 @@ def to_html(bundle: ExportBundle) -> bytes:
             out.append("<ul class=\"gate\">" + "".join(f"<li>{e(g)}</li>" for g in gate) + "</ul>")
         if rb.statuses:
             out.append("<h3>Evidence</h3><ol class=\"evidence\">")
-            for st in rb.statuses:
-                n = ctx.numbers[(rb.run.run_id, st.evidence.requirement_id)]
+            for n, st in _numbered(rb, ctx):
                 quote = st.evidence.span.text if st.evidence.span else st.evidence.exact_quote
                 v = st.verification
                 reason = f", {v.rejection_reason}" if v and v.rejection_reason else ""
