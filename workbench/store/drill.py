@@ -65,7 +65,7 @@ class _Reader(threading.Thread):
                 if line.startswith("BEGIN "):
                     self.begun = int(line.split()[1])
                 elif line.startswith("{"):
-                    self.acks.append(json.loads(line))
+                    self.acks.append({**json.loads(line), "at": time.monotonic()})
                 self.cond.notify_all()
 
 
@@ -84,11 +84,18 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
         r.start()
     vr = readers[-1]
     t_start = time.monotonic()
-    with vr.cond:  # let it ack kill_after events, then kill it just after it announces the next write
-        vr.cond.wait_for(lambda: len(vr.acks) >= kill_after or victim.poll() is not None, timeout=timeout)
+    # Wait until every writer is writing and the victim has acked kill_after events, then kill the
+    # victim just after it announces its next write.
+    warm = max(1, min(5, events // 4))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and victim.poll() is None and not (
+            len(vr.acks) >= kill_after and all(len(r.acks) >= warm or r.proc.poll() is not None for r in readers[:-1])):
+        time.sleep(0.002)
+    with vr.cond:
         target = len(vr.acks)
         vr.cond.wait_for(lambda: vr.begun >= target or victim.poll() is not None, timeout=timeout)
         os.kill(victim.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
         in_flight = vr.begun if vr.begun >= len(vr.acks) else None
     victim.wait(timeout=timeout)
     for p in procs:
@@ -119,7 +126,9 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
     report = {
         "url": url.split("?")[0], "writers": writers, "events_per_writer": events, "victim_acked": len(vr.acks),
         "victim_exit": victim.returncode, "victim_in_flight": in_flight, "in_flight_landed": in_flight_landed,
-        "acked": len(acks), "stored": len(history), "missing": len(missing), "duplicated": len(duplicated),
+        "acked": len(acks), "acked_by_others_before_kill": sum(a["at"] <= killed_at for r in readers[:-1] for a in r.acks),
+        "acked_by_others_after_kill": sum(a["at"] > killed_at for r in readers[:-1] for a in r.acks),
+        "stored": len(history), "missing": len(missing), "duplicated": len(duplicated),
         "mismatched": len(mismatched), "integrity": store.integrity_check(), "previous_label_chain_ok": chain_ok,
         "derived_labels_ok": labels_ok, "writer_exits": [p.returncode for p in procs], "elapsed_s": round(elapsed, 2),
         "review_write_ms_p50": lat[len(lat) // 2] if lat else None,
