@@ -138,7 +138,28 @@ def _cmd_ask(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    raise NotImplementedError
+    """Ingest the PDF, check each claim (one per line) against it: per claim supported or not,
+    score, reason and the best evidence spans with page, offsets, text and boxes."""
+    from workbench.service import Workbench
+
+    claims = read_lines(args.claims)
+    if not claims:
+        raise UsageError(f"{args.claims}: no claims in the file: write one claim per line")
+    path = read_pdf_arg(args.file)
+    wb = Workbench(_settings())
+    doc_id = wb.ingest(path, password=args.password).id
+    checks = wb.check_claims(claims, [doc_id], backend=args.backend or "rules")
+    for c in checks:
+        row = {"claim": c.claim, "supported": c.supported, "score": c.score, "reason": c.reason,
+               "evidence": [{"page": e.page, "start": e.start, "end": e.end, "text": e.text,
+                             "rects": [list(r) for r in e.rects]} for e in c.evidence]}
+        if args.json:
+            emit([row])
+        else:
+            mark = "SUPPORTED  " if c.supported else "UNSUPPORTED"
+            where = f" (p. {c.evidence[0].page})" if c.evidence else ""
+            print(f"{mark} {c.score:.2f}{where}  {c.claim}\n    {c.reason}")
+    return 0
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:

@@ -149,7 +149,21 @@ class Workbench:
         return Retriever(self.settings)
 
     def check_claims(self, claims: list[str], document_ids: list[str], *, backend: str = "rules") -> list[ClaimCheck]:
-        raise NotImplementedError
+        """Per claim (in order): supported or not, a score in [0, 1], a reason, and up to five
+        evidence spans (best first) with page, offsets and boxes. Claim checking is judged by
+        the embedded rules verifier (workbench.pipeline.claims)."""
+        from workbench.pipeline.claims import check_claims
+
+        if (backend or "rules") != "rules":
+            raise WorkbenchError(f"Claim checking runs on the offline rules verifier only (got backend {backend!r}): "
+                                 "drop --backend or pass --backend rules.")
+        if not any(c and c.strip() for c in claims):
+            raise WorkbenchError("No claim given: write one claim per line.")
+        if not document_ids:
+            raise WorkbenchError("No documents selected: ingest or select at least one PDF to check claims against.")
+        docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
+        return check_claims(claims, docs, retriever=self.retriever, settings=self.settings,
+                            embed=self.retriever.embed_texts)
 
     # --- store, review, metrics ----------------------------------------------------------
     @cached_property

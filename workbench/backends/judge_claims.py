@@ -1,0 +1,226 @@
+"""Claim checking's judgement: rank candidate spans for a claim, then decide whether the best
+of them support it. Pure functions over texts, scores and vectors, so the benchmark and the
+pipeline run the same code.
+
+Everything here is claim-agnostic: features are about the relation between any claim and any
+span (meaning similarity, term coverage weighted by rarity in the document, polarity, modality,
+restrictive wording). Weights were calibrated on ContractNLI dev with the hypotheses held out
+(see bench/bench_contractnli.py and BENCHMARKS.md); nothing names or encodes a hypothesis."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+# Function words: they carry no topic. Negations, modals and quantifiers are kept apart below.
+STOP = frozenset(re.findall(r"\S+", """a an the and or of to in on at by for from with into as is are was were be been
+being it its this that these those such which who whom whose what when where how than then there here so
+do does did has have had having i we you he she they them their our your his her us me my
+upon per via also other another each either both same shall will would should may might must can could
+not no nor never none any all some only"""))
+
+NEGATION = re.compile(r"\b(not|no|never|neither|nor|none|cannot|without|nothing|n't)\b|n't\b", re.I)
+PERMIT = re.compile(r"\b(may|can|is permitted to|are permitted to|is entitled to|are entitled to|"
+                    r"is allowed to|are allowed to|has the right to|have the right to|is free to|are free to)\b", re.I)
+OBLIGE = re.compile(r"\b(shall|must|will|agrees? to|is required to|are required to|undertakes? to|"
+                    r"is obliged to|are obliged to|is obligated to|are obligated to)\b", re.I)
+RESTRICT = re.compile(r"\b(only|solely|exclusively|all|every|expressly|always)\b", re.I)
+
+
+def norm(text: str) -> str:
+    """NFKC (ligatures, full-width forms) and casefold, one space between words."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@lru_cache(maxsize=65536)
+def _stem(w: str) -> str:
+    for suf in ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ities", "ity", "ies", "ied",
+                "ures", "ure", "ers", "er", "ed", "es", "s", "e", "al", "ly"):
+        if len(w) - len(suf) >= 4 and w.endswith(suf):
+            return w[: -len(suf)]
+    return w
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed content words of a text (stop words, negations and modals removed)."""
+    return [_stem(w) for w in _TOKEN.findall(norm(text)) if w not in STOP and len(w) > 1]
+
+
+def negated(text: str) -> bool:
+    return bool(NEGATION.search(norm(text)))
+
+
+@dataclass
+class DocStats:
+    """Document frequencies of terms over a document's units: rare terms matter more."""
+
+    n: int
+    df: Counter = field(default_factory=Counter)
+    avg_len: float = 20.0
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> DocStats:
+        df: Counter = Counter()
+        total = 0
+        for t in texts:
+            ts = terms(t)
+            total += len(ts)
+            df.update(set(ts))
+        n = max(1, len(texts))
+        return cls(n, df, max(1.0, total / n))
+
+    def idf(self, term: str) -> float:
+        return math.log(1 + (self.n + 1) / (self.df.get(term, 0) + 0.5))
+
+    def bm25(self, claim_terms: Sequence[str], span_text: str, k1: float = 1.2, b: float = 0.75) -> float:
+        """Okapi BM25 of a span for the claim, with this document's statistics."""
+        tf = Counter(terms(span_text))
+        dl = sum(tf.values())
+        norm_ = k1 * (1 - b + b * dl / self.avg_len)
+        return sum(self.idf(t) * tf[t] * (k1 + 1) / (tf[t] + norm_) for t in set(claim_terms) if t in tf)
+
+
+def coverage(claim_terms: Sequence[str], span_text: str, stats: DocStats) -> float:
+    """IDF-weighted share of the claim's terms found in the span (0..1)."""
+    uniq = set(claim_terms)
+    if not uniq:
+        return 0.0
+    have = set(terms(span_text))
+    tot = sum(stats.idf(t) for t in uniq)
+    return sum(stats.idf(t) for t in uniq if t in have) / tot if tot else 0.0
+
+
+@dataclass
+class Candidate:
+    """A span of one document proposed for a claim (offsets index the document's text)."""
+
+    start: int
+    end: int
+    page: int
+    text: str
+    retrieval_score: float = 0.0
+    features: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+
+# Ranking: a linear score over span features (weights calibrated on ContractNLI dev with the
+# hypotheses held out; they are about similarity and coverage, not about any claim).
+RANK_WEIGHTS: dict[str, float] = {"cos": 4.0, "cov": 2.0, "bm25": 1.0, "rr": 0.5, "len": -0.15}
+
+
+def span_features(claim: str, claim_vec: np.ndarray | None, cands: list[Candidate], vecs: np.ndarray | None,
+                  stats: DocStats) -> None:
+    """Fill cand.features: cosine, coverage, BM25 relative to the best candidate, retrieval
+    rank, length. `vecs` are the candidates' unit vectors, `claim_vec` the claim's."""
+    cterms = terms(claim)
+    bm = np.array([stats.bm25(cterms, c.text) for c in cands], dtype=np.float64)
+    bmax = float(bm.max()) if len(bm) and bm.max() > 0 else 1.0
+    order = np.argsort([-c.retrieval_score for c in cands]) if cands else []
+    rank = np.empty(len(cands))
+    rank[order] = np.arange(len(cands))
+    for i, c in enumerate(cands):
+        cos = float(vecs[i] @ claim_vec) if vecs is not None and claim_vec is not None else 0.0
+        c.features = {
+            "cos": cos,
+            "cov": coverage(cterms, c.text, stats),
+            "bm25": float(bm[i]) / bmax,
+            "bm25_abs": float(bm[i]),
+            "rr": 1.0 / (1.0 + rank[i]),
+            "len": math.log1p(len(c.text.split())),
+        }
+
+
+def rank(cands: list[Candidate], weights: dict[str, float] | None = None) -> list[Candidate]:
+    w = weights or RANK_WEIGHTS
+    for c in cands:
+        c.score = sum(w.get(k, 0.0) * v for k, v in c.features.items())
+    return sorted(cands, key=lambda c: -c.score)
+
+
+def pick_top(ranked: list[Candidate], k: int = 5) -> list[Candidate]:
+    """The best k spans, skipping any that overlaps one already picked (no near-duplicates)."""
+    out: list[Candidate] = []
+    for c in ranked:
+        if any(c.start < o.end and o.start < c.end for o in out):
+            continue
+        out.append(c)
+        if len(out) == k:
+            break
+    return out
+
+
+# --- the verdict ----------------------------------------------------------------------------
+@dataclass
+class Verdict:
+    supported: bool
+    score: float  # 0..1
+    reason: str
+    features: dict[str, float] = field(default_factory=dict)
+
+
+def claim_features(claim: str, pool: list[Candidate], stats: DocStats | None = None) -> dict[str, float]:
+    """Features of a claim against its ranked candidate pool (best first) and, through
+    `stats`, the whole document (claim terms that occur nowhere in it)."""
+    if not pool:
+        return {}
+    cterms = set(terms(claim))
+    absent = [t for t in cterms if stats is not None and stats.df.get(t, 0) == 0]
+    top = pool[:5]
+    cos = np.array([c.features.get("cos", 0.0) for c in pool])
+    best = max(top, key=lambda c: c.features.get("cos", 0.0) + c.features.get("cov", 0.0))
+    c_neg = negated(claim)
+    top_neg = [negated(c.text) for c in top[:3]]
+    restrict = bool(RESTRICT.search(norm(claim)))
+    return {
+        "cos1": float(max(c.features.get("cos", 0.0) for c in top)),
+        "cov1": float(max(c.features.get("cov", 0.0) for c in top)),
+        "s1": float(pool[0].score),
+        "gap": float(cos[:5].max() - cos.mean()),
+        "neg_mismatch": float(c_neg != negated(best.text)),
+        "neg_any_mismatch": float(all(c_neg != n for n in top_neg)),
+        "restrict_missing": float(restrict and not any(RESTRICT.search(norm(c.text)) for c in top[:3])),
+        "permit_vs_neg": float(bool(PERMIT.search(norm(claim))) and not c_neg and negated(best.text)),
+        "absent_frac": len(absent) / len(cterms) if cterms else 0.0,
+        "cos_top3": float(np.mean(sorted(c.features.get("cos", 0.0) for c in top)[-3:])),
+        "cov_top3": float(np.mean(sorted(c.features.get("cov", 0.0) for c in top)[-3:])),
+    }
+
+
+# Logistic weights over claim_features (calibrated on ContractNLI dev, hypotheses held out).
+DECIDE_WEIGHTS: dict[str, float] = {"cos1": 6.0, "cov1": 2.0, "gap": 4.0, "neg_mismatch": -0.8}
+DECIDE_BIAS = -5.0
+THRESHOLD = 0.5
+
+
+def decide(claim: str, pool: list[Candidate], stats: DocStats | None = None,
+           weights: dict[str, float] | None = None, bias: float | None = None) -> Verdict:
+    """Supported when the calibrated probability ≥ THRESHOLD; the reason names the deciding evidence."""
+    if not pool:
+        return Verdict(False, 0.0, "No passage in the documents relates to this claim.")
+    f = claim_features(claim, pool, stats)
+    w = DECIDE_WEIGHTS if weights is None else weights
+    b = DECIDE_BIAS if bias is None else bias
+    z = b + sum(w.get(k, 0.0) * v for k, v in f.items())
+    p = 1.0 / (1.0 + math.exp(-z))
+    ok = p >= THRESHOLD
+    best = pool[0]
+    quote = " ".join(best.text.split())
+    quote = quote if len(quote) <= 120 else quote[:117] + "…"
+    why = [f"best span (page {best.page}) cosine {f['cos1']:.2f}, covers {f['cov1']:.0%} of the claim's terms"]
+    if f.get("neg_mismatch"):
+        why.append("polarity differs (one of claim and span is negated)")
+    if f.get("restrict_missing"):
+        why.append("the claim's restrictive wording (only/all/expressly…) is not in the evidence")
+    if f.get("permit_vs_neg"):
+        why.append("the claim permits what the span negates")
+    head = "Supported" if ok else "Not supported"
+    return Verdict(ok, round(p, 4), f"{head} (p={p:.2f}): " + "; ".join(why) + f': "{quote}"', f)
