@@ -183,10 +183,12 @@ class Workbench:
         back unverified with rejection_reason "hash_mismatch"."""
         return self._load_run(run_id)[0]
 
-    def _load_run(self, run_id: str) -> tuple[Run, dict[str, bool]]:
+    def _load_run(self, run_id: str, doc_ok: dict[str, bool] | None = None) -> tuple[Run, dict[str, bool]]:
+        """The stored run re-verified, and hash_ok per evidence ID. `doc_ok` memoises the
+        per-document byte check across runs within one call (metrics over many runs)."""
         run = self.store.get_run(run_id)
-        doc_ok: dict[str, bool] = {}
-        for did in {ev.document_id for ev in run.evidence if ev.span is not None}:
+        doc_ok = {} if doc_ok is None else doc_ok
+        for did in {ev.document_id for ev in run.evidence if ev.span is not None} - set(doc_ok):
             try:
                 doc_ok[did] = hashlib.sha256(self.store.pdf_bytes(did)).hexdigest() == did
             except NotFoundError:
@@ -336,8 +338,9 @@ class Workbench:
         per_run: list[ReviewMetrics] = []
         all_statuses: list[EvidenceStatus] = []
         confidences: list[str] = []
+        doc_ok: dict[str, bool] = {}
         for stored in runs:
-            run, hash_ok = self._load_run(stored.run_id)
+            run, hash_ok = self._load_run(stored.run_id, doc_ok)
             statuses = self._statuses(run, hash_ok, labels)
             conf = self._answer_view(run, statuses, labels).grounding_confidence
             all_statuses += statuses
