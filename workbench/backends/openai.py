@@ -8,7 +8,7 @@ The LLM proposes, the workbench checks:
   LLM can only reject more, never verify what the rules reject;
 - compose drops cited IDs that are not verified evidence (and sentences left citing nothing);
 - support gates the LLM's sentence verdicts with `judge_sentence` the same way;
-- claim_support gives `workbench verify` an LLM verdict its caller ANDs with the rules verdict.
+- refine_claim_checks gives `workbench verify` an LLM second opinion that can only reject more.
 
 Replies are JSON validated against pydantic models; a malformed reply (invalid JSON, wrong
 schema, empty, truncated) gets one retry, then the stage raises `BackendError(raw=...)`.
@@ -34,6 +34,7 @@ from workbench.backends.base import Candidate, Chunk, Draft, ExtractContext, Sta
 from workbench.config import Settings
 from workbench.errors import BackendError, ConfigError
 from workbench.models import (
+    ClaimCheck,
     Evidence,
     RejectionReason,
     RequirementReference,
@@ -326,6 +327,28 @@ class OpenAIBackend:
         if v is None:
             return False, 0.0, "LLM: no verdict for the claim."
         return v.supported, 1.0 if v.supported else 0.0, f"LLM: {v.reason or ('supported' if v.supported else 'unsupported')}"
+
+    def refine_claim_checks(self, checks: list[ClaimCheck]) -> list[ClaimCheck]:
+        """`workbench verify --backend openai`: ask the LLM about each rules-checked claim
+        against its evidence spans (concurrently, up to llm_max_concurrency). A claim stays
+        supported only if the LLM agrees; a failed call leaves the rules verdict and says so."""
+        def one(c: ClaimCheck) -> ClaimCheck:
+            if not c.supported:
+                return c  # the LLM can only reject more
+            try:
+                ok, _score, why = self.claim_support(c.claim, [e.text for e in c.evidence])
+            except BackendError as exc:
+                return c.model_copy(update={"reason": f"{c.reason} | LLM check failed, rules verdict kept: {exc}"})
+            if ok:
+                return c.model_copy(update={"reason": f"{c.reason} | {why}"})
+            return c.model_copy(update={"supported": False, "score": min(c.score, 0.5),
+                                        "reason": f"LLM overrode the rules' 'supported': {why} | rules: {c.reason}"})
+
+        if not checks:
+            return []
+        with ThreadPoolExecutor(max_workers=min(self.settings.llm_max_concurrency, len(checks)),
+                                thread_name_prefix="wb-claims") as pool:
+            return list(pool.map(one, checks))
 
     def usage(self) -> dict[str, StageUsage]:
         with self._lock:
