@@ -17,6 +17,7 @@ from workbench.pdf.furniture import furniture_lines
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
 
 PAGE_SEP = "\n\n"
+_new_word = tuple.__new__  # builds a Word without NamedTuple's Python-level __new__ (ingest speed)
 
 
 class Word(NamedTuple):
@@ -241,15 +242,20 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                         pos += len(LINE_SEP)
                     first = len(words)
                     line_start = pos
-                    for wi, rw in enumerate(line):
-                        if wi:
-                            parts.append(" ")
-                            pos += 1
-                        parts.append(rw.text)
-                        words.append(Word(number, rw.x0, rw.y0, rw.x1, rw.y1, rw.text, pos, pos + len(rw.text), bi, li))
-                        pos += len(rw.text)
-                    lines.append(Line(number, bi, line_start, pos, first, len(words),
-                                      min(w.y0 for w in line), max(w.y1 for w in line)))
+                    y0 = y1 = line[0][1]
+                    y1 = line[0][3]
+                    for rw in line:
+                        t = rw[4]
+                        end = pos + len(t)
+                        words.append(_new_word(Word, (number, rw[0], rw[1], rw[2], rw[3], t, pos, end, bi, li)))
+                        pos = end + 1
+                        if rw[1] < y0:
+                            y0 = rw[1]
+                        if rw[3] > y1:
+                            y1 = rw[3]
+                    pos -= 1
+                    parts.append(" ".join([rw[4] for rw in line]))
+                    lines.append(Line(number, bi, line_start, pos, first, len(words), y0, y1))
             rect = page.rect
             pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
         meta = doc.metadata or {}

@@ -5,8 +5,6 @@ same words a reader of the page gets back (ligatures kept, no dehyphenation)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import pymupdf
 
 WORD_FLAGS = pymupdf.TEXTFLAGS_WORDS
@@ -14,31 +12,31 @@ LINE_SEP = "\n"
 BLOCK_SEP = "\n\n"
 
 
-class RawWord(NamedTuple):
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    text: str
-    block: int
-    line: int
+# A raw word as get_text("words") gives it: (x0, y0, x1, y1, text, block, line, word_no).
+RawWord = tuple[float, float, float, float, str, int, int, int]
 
 
 def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
     """Blocks → lines → words, blocks in reading order (see order_blocks)."""
     raw = page.get_text("words", flags=WORD_FLAGS, sort=False)
     blocks: dict[int, dict[int, list[RawWord]]] = {}
-    for x0, y0, x1, y1, text, b, ln, _w in raw:
-        if not text:
-            continue
-        blocks.setdefault(b, {}).setdefault(ln, []).append(RawWord(x0, y0, x1, y1, text, b, ln))
+    for w in raw:
+        if w[4]:
+            b = blocks.get(w[5])
+            if b is None:
+                b = blocks[w[5]] = {}
+            ln = b.get(w[6])
+            if ln is None:
+                b[w[6]] = [w]
+            else:
+                ln.append(w)
     ordered = [list(lines.values()) for lines in blocks.values()]
     return order_blocks(ordered, page.rect.width)
 
 
 def _bbox(block: list[list[RawWord]]) -> tuple[float, float, float, float]:
     ws = [w for line in block for w in line]
-    return min(w.x0 for w in ws), min(w.y0 for w in ws), max(w.x1 for w in ws), max(w.y1 for w in ws)
+    return min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws)
 
 
 def order_blocks(blocks: list[list[list[RawWord]]], page_width: float) -> list[list[list[RawWord]]]:

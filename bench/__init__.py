@@ -1,0 +1,1 @@
+"""Benchmarks: run each as `.venv/bin/python -m bench.<name>`; figures go to BENCHMARKS.md."""

@@ -1,0 +1,38 @@
+"""Small helpers the benchmarks share: timing and peak memory."""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("WORKBENCH_CORPUS", ROOT.parent / "shared" / "corpus"))
+
+
+def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
+    """Median wall time in seconds over `repeat` runs, and the last result."""
+    times: list[float] = []
+    result: Any = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), result
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB."""
+    kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kb / 1024 if sys.platform != "darwin" else kb / (1024 * 1024)
+
+
+def require_corpus() -> Path:
+    if not CORPUS.is_dir():
+        raise SystemExit(f"shared corpus not found at {CORPUS} (set WORKBENCH_CORPUS)")
+    return CORPUS
