@@ -218,3 +218,10 @@ def test_nist_800_171_remote_access_question_finds_requirement_3_1_12(corpus, tm
     assert any(run.verification_for(e.requirement_id).verified for e in hits)
     assert any(e.requirement_id in cited_ids(run.answer.final_answer) for e in hits)
     assert all(doc.text[e.span.start:e.span.end] == e.exact_quote for e in run.evidence)
+
+
+def test_a_quote_that_reads_as_two_sentences_is_not_composed_but_listed_unused():
+    verified = [ev("REQ-S001", "Employees must use the approved network. Discussion Access is logged daily.", 10),
+                ev("REQ-S002", "Remote sessions shall be terminated after thirty minutes of inactivity.", 500)]
+    draft = compose_from_quotes(verified)
+    assert cited_ids(draft.final_answer) == ["REQ-S002"] and draft.unused_requirements == ["REQ-S001"]

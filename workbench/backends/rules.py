@@ -16,7 +16,7 @@ from workbench.backends.base import Candidate, Chunk, Draft, ExtractContext, Sta
 from workbench.config import Settings
 from workbench.errors import BackendError
 from workbench.models import Confidence, Evidence, RejectionReason, RequirementReference, SentenceSupport, Verification
-from workbench.pipeline.text import ID_RE, cited_ids, speculative_terms, strip_citations
+from workbench.pipeline.text import ID_RE, cited_ids, speculative_terms, split_sentences, strip_citations
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -225,8 +225,10 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     choosing, then in document order for reading. Quotes with the same words (the same requirement
     quoted twice, e.g. in the body and an appendix) become one sentence
     citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
-    presented together in one sentence citing both. Speculative quotes are left out."""
-    usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)]
+    presented together in one sentence citing both. Speculative quotes, and quotes that would
+    read as more than one sentence (so a citation could not cover them all), are left out."""
+    usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)
+              and len(split_sentences(statement(e.exact_quote) + " [X].")) == 1]  # one quote, one sentence
     groups: list[list[Evidence]] = []
     for e in usable:
         for g in groups:

@@ -3,30 +3,43 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+_SENTENCE_END = re.compile(r"[.;:!?][\"')\u201d\u2019]*\s*$")
+
+
+def reads_as_sentence(text: str) -> bool:
+    """A 'heading' segment that is really a statement: standards put requirements in run-in
+    numbered lines ("3.1.12 Monitor and control remote access sessions.") that a layout
+    segmenter calls headings. Those end with a full stop and have a few words."""
+    return len(text.split()) >= 4 and bool(_SENTENCE_END.search(text))
+
 
 class DocsContext:
-    """Sentences (never headings) overlapping a range, found by bisection on the documents'
-    segments, which are computed once per document."""
+    """Sentences overlapping a range, found by bisection on the documents' segments (computed
+    once per document). Headings that read as sentences count as sentences; the others are
+    section headings."""
 
     def __init__(self, docs: list[Any]):
         self._docs = {d.document.id: d for d in docs}
         self._segs: dict[str, tuple[list[int], list[int], list[Any]]] = {}
+        self._heads: dict[str, tuple[list[int], list[str]]] = {}
 
     def doc(self, document_id: str) -> Any:
         return self._docs[document_id]
 
     def _segments(self, document_id: str) -> tuple[list[int], list[int], list[Any]]:
         if document_id not in self._segs:
-            segs = sorted((s for s in self._docs[document_id].segments() if s.kind == "sentence"),
-                          key=lambda s: (s.start, s.end))
+            all_segs = sorted(self._docs[document_id].segments(), key=lambda s: (s.start, s.end))
+            segs = [s for s in all_segs if s.kind == "sentence" or reads_as_sentence(s.text)]
+            heads = [s for s in all_segs if s.kind == "heading" and not reads_as_sentence(s.text)]
             ends = [s.end for s in segs]
-            # segments do not nest, so ends rise with starts; keep a running max to be safe
-            for i in range(1, len(ends)):
+            for i in range(1, len(ends)):  # segments do not nest; a running max keeps bisection sound
                 ends[i] = max(ends[i], ends[i - 1])
             self._segs[document_id] = ([s.start for s in segs], ends, segs)
+            self._heads[document_id] = ([h.start for h in heads], [" ".join(h.text.split()) for h in heads])
         return self._segs[document_id]
 
     def sentences(self, document_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
@@ -38,5 +51,10 @@ class DocsContext:
         return [(s.start, s.end, s.text) for s in segs[lo:hi] if s.end > start]
 
     def heading_at(self, document_id: str, offset: int) -> str | None:
-        doc = self._docs.get(document_id)
-        return doc.heading_at(offset) if doc is not None else None
+        """The nearest real section heading at or before offset."""
+        if document_id not in self._docs:
+            return None
+        self._segments(document_id)
+        starts, texts = self._heads[document_id]
+        i = bisect_right(starts, offset) - 1
+        return texts[i] if i >= 0 else None
