@@ -4,8 +4,9 @@
                                                        [--out docs/img/annotated-pdf.png]
 
 Goes through the product end to end in a throw-away workspace: ingest NIST SP 800-171 r2 (a US
-government work), answer the question with the offline `rules` pipeline, record one human
-override (the first verified item marked unsupported, so both colours show), export `--format
+government work), answer the question with the offline `rules` pipeline, record reviews on
+the page with the most evidence (one item confirmed, one verified item overridden to
+unsupported, so both colours show), export `--format
 pdf` through the service, and render the page with the most highlights. `--quotes` skips the
 pipeline and cites three fixed quotes from requirements 3.1.18–3.1.19 located by the workbench's
 own locator (also the fallback while the pipeline is unavailable)."""
@@ -86,18 +87,22 @@ def main(argv: list[str] | None = None) -> int:
     if run is None:
         run = _fixed_run(wb, doc)
     statuses = wb.evidence_status(run.run_id)
-    verified = [s for s in statuses if s.verifier_verdict == "supported" and s.evidence.span]
-    if len(verified) > 1:  # a human override, so both colours show
-        wb.review(run.run_id, verified[-1].evidence.requirement_id, "unsupported", "reviewer",
-                  "describes guidance, not a requirement")
+    pages = Counter(s.evidence.span.page for s in statuses if s.evidence.span)
+    if not pages:
+        raise SystemExit(f"run {run.run_id} has no located evidence to highlight")
+    busiest = pages.most_common(1)[0][0]
+    verified = [s for s in statuses if s.verifier_verdict == "supported" and s.evidence.span
+                and s.evidence.span.page == busiest]
     if verified:
-        wb.review(run.run_id, verified[0].evidence.requirement_id, "supported", "reviewer", "exact requirement")
+        wb.review(run.run_id, verified[0].evidence.requirement_id, "supported", "reviewer", "confirmed")
+    if len(verified) > 1:  # one human override on the pictured page, so both colours show
+        note = ("usage guidance, not a requirement" if how == "fixed quotes"
+                else "demo override: a reviewer disagrees with the verifier")
+        wb.review(run.run_id, verified[-1].evidence.requirement_id, "unsupported", "reviewer", note)
     res = wb.export([run.run_id], "pdf")
     annotated = pymupdf.open(stream=res.data, filetype="pdf")
     per_page = Counter(p.number for p in annotated for a in p.annots() if a.type[1] == "Highlight")
-    if not per_page:
-        raise SystemExit(f"run {run.run_id} has no located evidence to highlight")
-    page = annotated[per_page.most_common(1)[0][0]]
+    page = annotated[busiest - 1]
     boxes = [a.rect for a in page.annots()]
     top = max(page.rect.y0, min(b.y0 for b in boxes) - 110)
     bottom = min(page.rect.y1, max(b.y1 for b in boxes) + 90)
