@@ -42,6 +42,7 @@ MALFORMED = {
     "wrong schema": completion({"answer": "yes", "confidence": 0.9}),
     "empty": completion(""),
     "truncated": completion('{"verified": true, "verification_rationale": "the quote', finish_reason="length"),
+    "filtered": completion('{"verified": true, "verification_rationale": "ok"}', finish_reason="content_filter"),
 }
 
 
@@ -142,3 +143,13 @@ def test_nothing_listening_is_a_connection_error_naming_the_base_url(waits):
     backend = OpenAIBackend(settings)  # the server is gone: its port refuses connections
     with pytest.raises(BackendError, match=r"Cannot connect to http://127\.0\.0\.1:\d+/v1"):
         backend.compose(QUESTION, [evidence("REQ-S001", GOOD)])
+
+
+def test_a_refusal_is_retried_once_then_fails_with_the_refusal_as_raw(srv):
+    backend = OpenAIBackend(backend_settings(srv))
+    refusal = completion("")
+    refusal.body["choices"][0]["message"] = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+    srv.script(refusal, refusal)
+    with pytest.raises(BackendError, match="refused") as info:
+        backend.compose(QUESTION, [evidence("REQ-S001", GOOD)])
+    assert info.value.raw == "[refusal] I can't help with that." and len(srv.requests) == 2

@@ -437,6 +437,8 @@ class OpenAIBackend:
     def _problem(raw: str, finish: str | None) -> str:
         if finish == "length":
             return "truncated: the reply hit the token limit (finish_reason=length)"
+        if finish in ("refusal", "content_filter"):
+            return f"the model refused to answer ({finish})"
         if not raw.strip():
             return "empty reply"
         return ""
@@ -486,6 +488,9 @@ class OpenAIBackend:
             if not resp.choices:
                 return "", None
             choice = resp.choices[0]
+            refusal = getattr(choice.message, "refusal", None)
+            if not choice.message.content and refusal:
+                return f"[refusal] {refusal}", "refusal"
             return choice.message.content or "", choice.finish_reason
 
     def _http_error(self, stage: str, exc: openai.APIError, label: str = "") -> BackendError:
