@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cached_property
@@ -69,9 +70,10 @@ class Workbench:
         on disk (data_dir/parsed/<sha>.pkl), rebuilt from the stored bytes when the file is
         missing or unreadable."""
         cache = self._parsed_lru()
-        if document_id in cache:
-            cache.move_to_end(document_id)
-            return cache[document_id]
+        with self._parsed_lock():
+            if document_id in cache:
+                cache.move_to_end(document_id)
+                return cache[document_id]
         path = self._parsed_path(document_id)
         parsed = None
         try:
@@ -97,19 +99,23 @@ class Workbench:
     def _parsed_lru(self) -> OrderedDict:
         return self.__dict__.setdefault("_parsed_cache", OrderedDict())
 
+    def _parsed_lock(self) -> threading.Lock:  # the UI shares one Workbench between sessions
+        return self.__dict__.setdefault("_parsed_cache_lock", threading.Lock())
+
     def _parsed_path(self, document_id: str) -> Path:
         return self.settings.data_dir / "parsed" / f"{document_id}.pkl"
 
     def _remember_parsed(self, parsed, *, write: bool) -> None:
         cache = self._parsed_lru()
-        cache[parsed.document.id] = parsed
-        cache.move_to_end(parsed.document.id)
-        while len(cache) > self._PARSED_LRU:
-            cache.popitem(last=False)
+        with self._parsed_lock():
+            cache[parsed.document.id] = parsed
+            cache.move_to_end(parsed.document.id)
+            while len(cache) > self._PARSED_LRU:
+                cache.popitem(last=False)
         if write:  # atomic: a reader never sees half a pickle
             path = self._parsed_path(parsed.document.id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
             with tmp.open("wb") as fh:
                 pickle.dump(parsed, fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
@@ -208,9 +214,10 @@ class Workbench:
                 try:
                     text = self.parsed(ev.document_id).text
                     ok = sha256_text(text[span.start:span.end]) == span.text_sha256
-                except WorkbenchError:
+                except WorkbenchError as exc:
                     ok = False
-                if not ok:
+                    why[ev.requirement_id] = f"the stored PDF could not be re-opened to check it ({exc})"
+                if not ok and ev.requirement_id not in why:
                     why[ev.requirement_id] = (f"the text at {span.start}:{span.end} of the stored PDF no longer "
                                               "matches the quote's SHA-256")
             hash_ok[ev.requirement_id] = ok

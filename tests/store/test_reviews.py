@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import text
@@ -102,3 +103,17 @@ def test_two_reviewers_at_once_both_land_and_the_later_is_current(run_stored, tm
     handovers = [(a, b) for a, b in zip(history, history[1:], strict=False) if a.reviewer != b.reviewer]
     assert handovers
     assert all(b.previous_label == reviewers[a.reviewer] for a, b in handovers)
+
+
+def test_one_store_shared_by_many_threads_keeps_every_review(run_stored):
+    """The UI shares one Workbench (so one engine) between browser sessions."""
+
+    def reviewer(i: int) -> list[int]:
+        return [run_stored.add_review(_ev(("supported", "unsupported")[k % 2], reviewer=f"r{i}")).id
+                for k in range(15)]
+
+    with ThreadPoolExecutor(4) as pool:
+        ids = [i for chunk in pool.map(reviewer, range(4)) for i in chunk]
+    history = run_stored.history("r1")
+    assert sorted(ids) == [e.id for e in history] and len(set(ids)) == 60
+    assert all(b.previous_label == a.label for a, b in zip(history, history[1:], strict=False))
