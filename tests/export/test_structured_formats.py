@@ -27,6 +27,7 @@ def test_json_is_the_seed_000_audit_trail_with_final_statuses_and_review_history
     assert items["REQ-S002"]["human_label"] == "unsupported"
     assert items["REQ-S002"]["final_status"] == "unsupported"
     assert items["REQ-S002"]["reviewer"] == "alice"
+    assert items["REQ-S002"]["review_note"] == "talks about storage, not transit"
     assert run["final_statuses"] == {"REQ-S001": "supported", "REQ-S002": "unsupported", "REQ-S003": "unsupported"}
     assert [o["requirement_id"] for o in run["human_overrides"]] == ["REQ-S002"]
     assert [(e["requirement_id"], e["label"], e["reviewer"]) for e in run["review_history"]] == [

@@ -22,7 +22,7 @@ def run_audit(rb: RunBundle) -> dict[str, Any]:
             human_label=st.human_label,
             final_status=st.final_status,
             reviewer=st.reviewer,
-            note=st.note,
+            review_note=st.note,
             reviewed_at=st.reviewed_at.isoformat() if st.reviewed_at else None,
             hash_ok=st.hash_ok,
         )

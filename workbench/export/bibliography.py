@@ -80,7 +80,8 @@ def to_bibtex(bundle: ExportBundle) -> bytes:
         if doc and doc.source_type == "statute":
             fields.append(("type", "Statute"))
         fields.append(("note", _bib_escape(_note(bundle, doc, doc_id))))
-        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields)
+        # month is the standard three-letter macro, unbraced; every other value is braced
+        body = ",\n".join(f"  {k} = {v}" if k == "month" else f"  {k} = {{{v}}}" for k, v in fields)
         out.append(f"@misc{{{key},\n{body}\n}}\n")
     return "\n".join(out).encode("utf-8")
 
