@@ -99,10 +99,13 @@ def prepare(n_docs: int | None):
 
     emb = Embedder()
     retr = CachedRetriever()
-    vec_of: dict[str, np.ndarray] = retr.embedder.vecs
+    vec_of: dict[str, np.ndarray] = retr.embedder.vecs  # raw texts, as the index embeds them
+    knn_of: dict[str, np.ndarray] = {}  # embed_form texts, as claim checking embeds them
     keys = sorted(hyp)
     for k, v in zip(keys, emb.embed([hyp[k] for k in keys]), strict=True):
         vec_of[hyp[k]] = v
+    for k, v in zip(keys, emb.embed([J.embed_form(hyp[k]) for k in keys]), strict=True):
+        knn_of[J.embed_form(hyp[k])] = v
     docs = []
     unmapped = total_gold = 0
     for doc in data["documents"][:n_docs]:
@@ -122,6 +125,19 @@ def prepare(n_docs: int | None):
         retr.store.units[pd.document.id] = SimpleNamespace(segment_units=Units(pieces, texts, vecs))
         for t, v in zip(texts, vecs, strict=True):
             vec_of[t] = v
+        # claim checking embeds the NFKC form of candidate texts: cache those vectors too
+        kf = OUT / f"embk-{key}.npy"
+        forms = [J.embed_form(t) for t in texts]
+        if kf.exists():
+            kvecs = np.load(kf)
+        else:
+            kvecs = vecs.copy()
+            todo = [i for i, (t, f) in enumerate(zip(texts, forms, strict=True)) if t != f]
+            if todo:
+                kvecs[todo] = emb.embed([forms[i] for i in todo])
+            np.save(kf, kvecs)
+        for f, v in zip(forms, kvecs, strict=True):
+            knn_of[f] = v
         items = []
         for k, a in doc["annotation_sets"][0]["annotations"].items():
             gold = []
@@ -138,7 +154,7 @@ def prepare(n_docs: int | None):
                     gold.append((sp.start, sp.end))
             items.append((k, hyp[k], a["choice"], gold))
         docs.append((pd, items))
-    return docs, retr, vec_of, (unmapped, total_gold)
+    return docs, retr, knn_of, (unmapped, total_gold)
 
 
 def hit(c, gold) -> bool:
@@ -176,7 +192,7 @@ def collect(docs, retr, vec_of):
         stats = C.doc_stats(pd)
         for key, claim, label, gold in items:
             cands = C.candidates_for(claim, pd, retr, C.CANDIDATES)
-            J.span_features(claim, vec_of[claim], cands, embed([c.text for c in cands]), stats)
+            J.span_features(claim, vec_of[J.embed_form(claim)], cands, embed([J.embed_form(c.text) for c in cands]), stats)
             rows.append(dict(doc=pd.document.id, hyp=key, claim=claim, label=label, gold=gold, cands=cands, stats=stats))
     return rows
 
@@ -210,7 +226,7 @@ def fit(rows, rank_feats, dec_feats):
     return rank_w, dw, db
 
 
-RANK_FEATS = ["cos", "cov", "bm25", "rr", "len"]
+RANK_FEATS = ["cos", "cov", "bm25", "rr", "len", "heading"]
 DECIDE_FEATS = ["cos1", "cov1", "absent_frac", "neg_mismatch", "restrict_missing", "permit_vs_neg"]
 
 

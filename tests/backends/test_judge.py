@@ -78,3 +78,71 @@ def test_sentence_stating_a_number_absent_from_evidence_is_unsupported():
 
 def test_sentence_without_evidence_is_unsupported():
     assert judge_sentence("Anything at all.", []) == (False, 0.0, "No evidence to support this sentence.")
+
+
+# --- claim checking's judgement (judge_claims) ----------------------------------------------
+from workbench.backends import judge_claims as J  # noqa: E402
+
+
+def _cand(start: int, end: int, text: str, **features: float) -> J.Candidate:
+    c = J.Candidate(start, end, 1, text)
+    c.features = {"cos": 0.0, "cov": 0.0, "heading": 0.0, **features}
+    return c
+
+
+def test_embed_form_undoes_pdf_ligatures_that_the_embedding_vocabulary_lacks():
+    assert J.embed_form("Conﬁdential  Information of oﬃcers") == "Confidential Information of officers"
+
+
+def test_terms_match_across_ligatures_and_inflections():
+    assert set(J.terms("Conﬁdential information disclosed")) == set(J.terms("confidential Information disclosure"))
+
+
+def test_headings_and_fragments_are_recognised_as_not_statements():
+    assert J.looks_like_heading("ARTICLE 2 - CONFIDENTIAL INFORMATION")
+    assert J.looks_like_heading("Return of Materials")
+    assert not J.looks_like_heading("The Receiving Party shall return all materials upon request.")
+
+
+def test_rarer_claim_terms_weigh_more_in_coverage():
+    stats = J.DocStats.of(["the party shall keep information"] * 9 + ["reverse engineering is prohibited"])
+    claim = J.terms("party shall not reverse engineer information")
+    rare = J.coverage(claim, "no reverse engineering", stats)
+    common = J.coverage(claim, "the party keeps information", stats)
+    assert rare > common
+
+
+def test_pick_top_skips_spans_overlapping_a_better_one():
+    ranked = [_cand(0, 50, "a"), _cand(10, 60, "b"), _cand(60, 90, "c"), _cand(95, 99, "d")]
+    assert [c.text for c in J.pick_top(ranked, 2)] == ["a", "c"]
+
+
+def test_claim_terms_absent_from_the_whole_document_are_counted():
+    stats = J.DocStats.of(["The recipient keeps information secret.", "Copies must be returned."])
+    pool = [_cand(0, 10, "The recipient keeps information secret.", cos=0.5, cov=0.5)]
+    f = J.claim_features("The recipient may not solicit employees.", pool, stats)
+    assert f["absent_frac"] > 0.5
+    assert J.claim_features("The recipient keeps information secret.", pool, stats)["absent_frac"] == 0.0
+
+
+def test_polarity_mismatch_between_claim_and_best_span_is_a_feature():
+    stats = J.DocStats.of(["x"])
+    pool = [_cand(0, 10, "The recipient shall not make copies of the information.", cos=0.8, cov=0.8)]
+    assert J.claim_features("The recipient may make copies of the information.", pool, stats)["neg_mismatch"] == 1.0
+    assert J.claim_features("The recipient shall not make copies.", pool, stats)["neg_mismatch"] == 0.0
+
+
+def test_decide_without_candidates_is_unsupported_and_says_why():
+    v = J.decide("Anything.", [])
+    assert not v.supported and v.score == 0.0 and "No passage" in v.reason
+
+
+def test_decide_prefers_a_close_statement_over_a_distant_one():
+    stats = J.DocStats.of(["a b c"])
+    close = [_cand(0, 10, "The receiving party shall return all information on termination.", cos=0.85, cov=0.9)]
+    far = [_cand(0, 10, "This agreement is governed by the laws of New York state.", cos=0.15, cov=0.0)]
+    claim = "The receiving party shall return information on termination."
+    v_close, v_far = J.decide(claim, close, stats), J.decide(claim, far, stats)
+    assert v_close.score > v_far.score
+    assert v_close.supported and not v_far.supported
+    assert "page 1" in v_close.reason

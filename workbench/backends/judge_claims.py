@@ -36,6 +36,19 @@ OBLIGE = re.compile(r"\b(shall|must|will|agrees? to|is required to|are required 
 RESTRICT = re.compile(r"\b(only|solely|exclusively|all|every|expressly|always)\b", re.I)
 
 
+def embed_form(text: str) -> str:
+    """The form of a text to embed: NFKC (MiniLM's vocabulary has no 'ﬁ'/'ﬀ' ligatures, which
+    PDFs are full of), one space between words."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def looks_like_heading(text: str) -> bool:
+    """Too short to state anything, or set in capitals: a title, not a statement."""
+    words = text.split()
+    letters = [ch for ch in text if ch.isalpha()]
+    return len(words) < 6 or (len(letters) >= 4 and sum(ch.isupper() for ch in letters) / len(letters) > 0.7)
+
+
 def norm(text: str) -> str:
     """NFKC (ligatures, full-width forms) and casefold, one space between words."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
@@ -136,6 +149,7 @@ def span_features(claim: str, claim_vec: np.ndarray | None, cands: list[Candidat
             "bm25_abs": float(bm[i]),
             "rr": 1.0 / (1.0 + rank[i]),
             "len": math.log1p(len(c.text.split())),
+            "heading": float(looks_like_heading(c.text)),
         }
 
 
@@ -170,6 +184,7 @@ class Verdict:
 def claim_features(claim: str, pool: list[Candidate], stats: DocStats | None = None) -> dict[str, float]:
     """Features of a claim against its ranked candidate pool (best first) and, through
     `stats`, the whole document (claim terms that occur nowhere in it)."""
+    pool = [c for c in pool if not c.features.get("heading")] or pool
     if not pool:
         return {}
     cterms = set(terms(claim))

@@ -76,14 +76,14 @@ def candidates_for(claim: str, doc: Any, retriever: SegmentRetriever, top_k: int
 def check_claim(claim: str, docs: Sequence[Any], *, retriever: SegmentRetriever, embed: EmbedFn,
                 top_k: int = CANDIDATES) -> tuple[J.Verdict, list[tuple[Any, J.Candidate]]]:
     """The verdict on one claim and its best spans as (document, candidate), best first."""
-    claim_vec = embed([claim])[0]
+    claim_vec = embed([J.embed_form(claim)])[0]
     ranked: list[tuple[Any, J.Candidate]] = []
     pools: list[tuple[list[J.Candidate], J.DocStats]] = []
     for doc in docs:
         cands = candidates_for(claim, doc, retriever, top_k)
         if not cands:
             continue
-        vecs = embed([c.text for c in cands])
+        vecs = embed([J.embed_form(c.text) for c in cands])
         stats = doc_stats(doc)
         J.span_features(claim, claim_vec, cands, vecs, stats)
         cands = J.rank(cands)

@@ -1,0 +1,96 @@
+"""Claim checking end to end: a PDF, the real index and embedder, the shipped verdict weights."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.cli import main
+from workbench.errors import WorkbenchError
+
+NDA = (
+    "MUTUAL NON-DISCLOSURE AGREEMENT\n\n"
+    "1. Definitions. Confidential Information means all technical and business information disclosed by "
+    "one party to the other, whether in writing or orally.\n\n"
+    "2. Obligations. The Receiving Party shall hold the Confidential Information in strict confidence and "
+    "shall use it only to evaluate the proposed business relationship.\n\n"
+    "3. Return of Materials. Upon termination of this Agreement, the Receiving Party shall promptly return "
+    "or destroy all Confidential Information and any copies thereof.\n\n"
+    "4. Term. This Agreement remains in force for three years from the Effective Date.\n\n"
+    "5. Governing Law. This Agreement is governed by the laws of the State of New York."
+)
+ON_TOPIC = "The Receiving Party shall return or destroy Confidential Information upon termination of the Agreement."
+OFF_TOPIC = "The supplier must deliver five hundred tons of structural steel to the harbour every month."
+
+
+@pytest.fixture
+def nda(make_pdf, data_dir):
+    from workbench.service import Workbench
+
+    wb = Workbench()
+    doc_id = wb.ingest(make_pdf([NDA], name="nda.pdf")).id
+    return wb, doc_id
+
+
+def test_claim_stated_in_the_document_is_supported_with_its_clause_first(nda):
+    wb, doc_id = nda
+    [check] = wb.check_claims([ON_TOPIC], [doc_id])
+    assert check.supported, check.reason
+    assert 0.5 <= check.score <= 1.0
+    assert "return or destroy" in " ".join(check.evidence[0].text.split())
+    assert check.reason.startswith("Supported")
+
+
+def test_off_topic_claim_is_not_supported(nda):
+    wb, doc_id = nda
+    [check] = wb.check_claims([OFF_TOPIC], [doc_id])
+    assert not check.supported
+    assert check.score < 0.5
+    assert check.reason.startswith("Not supported")
+
+
+def test_evidence_is_at_most_five_non_overlapping_spans_that_read_back_from_the_pdf(nda):
+    wb, doc_id = nda
+    [check] = wb.check_claims([ON_TOPIC], [doc_id])
+    doc = wb.parsed(doc_id)
+    assert 1 <= len(check.evidence) <= 5
+    for e in check.evidence:
+        assert doc.text[e.start:e.end] == e.text
+        assert e.rects and all(r[0] == e.page for r in e.rects[:1])
+    spans = sorted((e.start, e.end) for e in check.evidence)
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
+
+
+def test_claims_come_back_in_order_and_a_blank_claim_is_unsupported(nda):
+    wb, doc_id = nda
+    checks = wb.check_claims([OFF_TOPIC, "   ", ON_TOPIC], [doc_id])
+    assert [c.claim for c in checks] == [OFF_TOPIC, "   ", ON_TOPIC]
+    assert not checks[1].supported and checks[1].evidence == []
+
+
+def test_claim_checking_needs_documents_and_the_rules_verifier(nda):
+    wb, doc_id = nda
+    with pytest.raises(WorkbenchError, match="No documents"):
+        wb.check_claims([ON_TOPIC], [])
+    with pytest.raises(WorkbenchError, match="rules verifier"):
+        wb.check_claims([ON_TOPIC], [doc_id], backend="openai")
+
+
+def test_cli_verify_prints_one_json_object_per_claim(make_pdf, data_dir, tmp_path, capsys):
+    pdf = make_pdf([NDA], name="nda.pdf")
+    claims = tmp_path / "claims.txt"
+    claims.write_text(f"{ON_TOPIC}\n\n{OFF_TOPIC}\n", encoding="utf-8")
+    assert main(["verify", str(pdf), "--claims", str(claims), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["claim"] for r in rows] == [ON_TOPIC, OFF_TOPIC]
+    assert [r["supported"] for r in rows] == [True, False]
+    ev = rows[0]["evidence"][0]
+    assert set(ev) == {"page", "start", "end", "text", "rects"} and ev["page"] == 1 and len(ev["rects"][0]) == 5
+
+
+def test_cli_verify_with_a_missing_claims_file_exits_2_with_one_line(make_pdf, data_dir, tmp_path, capsys):
+    pdf = make_pdf([NDA], name="nda.pdf")
+    assert main(["verify", str(pdf), "--claims", str(tmp_path / "nope.txt"), "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such file" in err[0]
