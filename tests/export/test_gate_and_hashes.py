@@ -113,7 +113,7 @@ def test_stored_pdf_bytes_that_changed_stop_the_export(passing):
 def test_store_flag_hash_ok_false_stops_the_export(passing):
     bundle, _ = passing
     bundle.runs[0].statuses[0].hash_ok = False
-    with pytest.raises(HashMismatchError, match="flags its quote hash"):
+    with pytest.raises(HashMismatchError, match="no longer matches its SHA-256 in the stored PDF"):
         render(bundle, "webannotation", **GATE)
 
 

@@ -33,7 +33,7 @@ def recheck_hashes(bundle: ExportBundle) -> int:
             text = texts[doc_id]
             checked += 1
             if not st.hash_ok:
-                problems.append(f"{where}: the store flags its quote hash as broken")
+                problems.append(f"{where}: its quote no longer matches its SHA-256 in the stored PDF (re-verified on load)")
             elif sha256_text(sp.text) != sp.text_sha256:
                 problems.append(f"{where}: its recorded text no longer matches its SHA-256")
             elif text is not None and sha256_text(text[sp.start:sp.end]) != sp.text_sha256:
