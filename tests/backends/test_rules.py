@@ -225,3 +225,9 @@ def test_a_quote_that_reads_as_two_sentences_is_not_composed_but_listed_unused()
                 ev("REQ-S002", "Remote sessions shall be terminated after thirty minutes of inactivity.", 500)]
     draft = compose_from_quotes(verified)
     assert cited_ids(draft.final_answer) == ["REQ-S002"] and draft.unused_requirements == ["REQ-S001"]
+
+
+def test_list_bullets_are_not_part_of_the_quote():
+    t = "+ The organization shall issue PIV credentials only through systems whose reliability has been established."
+    (s, e, conf), = extract_from_text(t, 7, None, 10, 40)
+    assert t[s - 7:e - 7] == t[2:] and conf == "high"

@@ -193,3 +193,17 @@ def test_empty_question_or_no_documents_is_a_user_error(policy, settings):
         ask("   ", [policy], settings)
     with pytest.raises(WorkbenchError, match="No documents"):
         ask(REMOTE_Q, [], settings)
+
+
+def test_a_draft_that_only_forgets_to_list_unused_ids_is_not_revised(policy, settings):
+    class NoUnused(ScriptedComposeBackend):
+        def compose(self, question, verified, feedback=None):
+            return super().compose(question, verified, feedback).model_copy(update={"unused_requirements": []})
+
+    backend = NoUnused(settings, ["Employees must use the approved virtual private network [{ID}]."])
+    run = ask(REMOTE_Q, [policy], settings, backend=backend)
+    assert len(backend.feedback) == 1 and run.answer.revisions == 0
+    coverage = next(q for q in run.answer.quality if q.check == "coverage")
+    assert not coverage.passed
+    verified = {v.requirement_id for v in run.verifications if v.verified}
+    assert set(run.answer.unused_requirements) == verified - set(ID_RE.findall(run.answer.final_answer))

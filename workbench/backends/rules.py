@@ -112,9 +112,16 @@ def requirement_trigger(text: str) -> tuple[int, Confidence] | None:
 
 
 # --- excerpts: 10–40 words, cut at clause boundaries, never mid-word --------------------------
+_BULLET = re.compile(r"(?:[+•▪◦●■*–—-]|\(?[ivx]+\)|\([a-z]\))\s+")
+
+
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
+    """Whitespace and list bullets off the start, dangling punctuation and and/or off the end."""
     while s < e and text[s].isspace():
         s += 1
+    m = _BULLET.match(text, s, e)
+    if m:
+        s = m.end()
     m = _TRAIL.search(text, s, e)
     if m and m.end() == e:
         e = m.start()

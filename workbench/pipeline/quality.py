@@ -19,6 +19,7 @@ TAG_INVALID = "invalid_id:"
 TAG_SPECULATIVE = "speculative:"
 TAG_UNSUPPORTED = "unsupported:"
 TAG_COVERAGE = "coverage:"
+REVISE_ON = frozenset({"has_answer", "every_sentence_cites", "cited_ids_verified", "no_speculation", "sentences_supported"})
 
 
 @dataclass
@@ -37,6 +38,12 @@ class Review:
     @property
     def passed(self) -> bool:
         return all(f.passed for f in self.findings)
+
+    @property
+    def needs_revision(self) -> bool:
+        """A failed check a revise pass can fix. Coverage is reported, not revised for: the
+        pipeline lists every uncited verified ID as unused itself."""
+        return any(not f.passed for f in self.findings if f.check in REVISE_ON)
 
     def counts(self) -> dict[str, int]:
         return {

@@ -175,11 +175,11 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
             clock.start("quality_review")
             rev = _review(draft, verified, known, backend, run)
             clock.end(rev.counts() | {"revision": revisions}, "passed" if rev.passed else "; ".join(rev.feedback)[:500])
-            if rev.passed or revisions >= settings.max_revisions:
+            if not rev.needs_revision or revisions >= settings.max_revisions:
                 break
             revisions += 1
             feedback = rev.feedback
-        if not rev.passed:
+        if rev.needs_revision:
             kept = sanitize(rev)
             if kept != rev.final_answer:
                 final = Draft(final_answer=kept, requirement_references=draft.requirement_references,
