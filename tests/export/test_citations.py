@@ -126,3 +126,14 @@ def test_evidence_is_listed_in_citation_number_order(reviewed):
     assert order == sorted(order)
     html_doc = to_html(bundle).decode()
     assert html_doc.index('id="ev-1" value="1"><code>REQ-S002') < html_doc.index('id="ev-2" value="2"><code>REQ-S001')
+
+
+def test_answer_text_is_escaped_in_both_reports_but_citations_stay_links(reviewed):
+    bundle, _ = reviewed
+    rb = bundle.runs[0]
+    rb.answer = rb.run.answer.model_copy(update={"final_answer": "Use <b>*strong*</b> crypto [REQ-S001].",
+                                                  "sentences": []})
+    md = to_markdown(bundle).decode()
+    assert r"Use \<b\>\*strong\*\</b\> crypto [[1](#ev-1)]." in md
+    html_doc = to_html(bundle).decode()
+    assert 'Use &lt;b&gt;*strong*&lt;/b&gt; crypto [<a href="#ev-1" title="REQ-S001">1</a>].' in html_doc

@@ -57,17 +57,21 @@ def _numbered(rb: RunBundle, ctx: _Ctx) -> list[tuple[int, EvidenceStatus]]:
                   key=lambda x: x[0])
 
 
-def _numbered_answer(rb: RunBundle, ctx: _Ctx, link) -> str:
+def _numbered_answer(rb: RunBundle, ctx: _Ctx, link, escape) -> str:
+    """The answer text escaped for the target format, each [REQ-…] group turned into numbered links."""
     run_id = rb.run.run_id
-
-    def repl(m: re.Match) -> str:
+    out, pos = [], 0
+    text = rb.effective_answer.final_answer or ""
+    for m in _CITE_GROUP.finditer(text):
+        out.append(escape(text[pos:m.start()]))
         refs = []
         for rid in _ID.findall(m.group(1)):
             n = ctx.numbers.get((run_id, rid))
-            refs.append(link(n, rid) if n else f"{rid}?")
-        return "[" + ", ".join(refs) + "]"
-
-    return _CITE_GROUP.sub(repl, rb.effective_answer.final_answer or "")
+            refs.append(link(n, rid) if n else escape(f"{rid}?"))
+        out.append("[" + ", ".join(refs) + "]")
+        pos = m.end()
+    out.append(escape(text[pos:]))
+    return "".join(out)
 
 
 def _support(rb: RunBundle, bundle: ExportBundle) -> float:
@@ -140,7 +144,7 @@ def to_markdown(bundle: ExportBundle) -> bytes:
             lines += [f"**{NO_AUTHORITATIVE_EVIDENCE}**: {_md_escape(ans.message or 'No authoritative evidence found.')}", ""]
             lines += [f"- Missing evidence: {_md_escape(m)}" for m in ans.missing_evidence] + [""]
         else:
-            body = _numbered_answer(rb, ctx, lambda n, rid: f"[{n}](#ev-{n})")
+            body = _numbered_answer(rb, ctx, lambda n, rid: f"[{n}](#ev-{n})", _md_escape)
             lines += [body, ""]
             sup = _support(rb, bundle)
             lines += [f"Confidence: **{ans.grounding_confidence}**; {badge(sup)} "
@@ -195,10 +199,7 @@ def to_html(bundle: ExportBundle) -> bytes:
             if ans.missing_evidence:
                 out.append("<ul>" + "".join(f"<li>Missing evidence: {e(m)}</li>" for m in ans.missing_evidence) + "</ul>")
         else:
-            # Escape the text first, then turn the (escaped-safe) citation groups into links.
-            escaped = RunBundle.model_construct(run=rb.run, statuses=rb.statuses, history=rb.history,
-                                                answer=ans.model_copy(update={"final_answer": e(ans.final_answer)}))
-            body = _numbered_answer(escaped, ctx, lambda n, rid: f'<a href="#ev-{n}" title="{rid}">{n}</a>')
+            body = _numbered_answer(rb, ctx, lambda n, rid: f'<a href="#ev-{n}" title="{rid}">{n}</a>', e)
             sup = _support(rb, bundle)
             level = badge(sup)
             out.append(f'<p class="answer">{body}</p>')
