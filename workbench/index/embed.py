@@ -19,6 +19,7 @@ from workbench.errors import ConfigError
 DIM = 384
 MAX_TOKENS = 256
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+TOKEN_BUDGET = 4096  # padded tokens per ONNX call: 16 texts of 256 tokens, 128 of 32
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "minilm"
 
 
@@ -79,13 +80,15 @@ class Embedder:
                 if not f.is_file():
                     raise ConfigError(f"The {what} file {f} is missing: reinstall the project (it is never downloaded).")
             tok = Tokenizer.from_file(str(tok_file))
-            tok.no_padding()
+            tok.no_padding()  # we pad each batch to its longest text ourselves
             tok.enable_truncation(max_length=self.max_tokens)
-            tok.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the longest in each batch
             opts = ort.SessionOptions()
             opts.intra_op_num_threads = self.threads
             opts.inter_op_num_threads = 1
             opts.log_severity_level = 3
+            # Spinning worker threads burn CPU that other processes need; on a shared or busy
+            # machine they made 2 threads slower than 1 (measured, BENCHMARKS.md).
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self._session = ort.InferenceSession(str(onnx_file), sess_options=opts, providers=["CPUExecutionProvider"])
             self._input_names = {i.name for i in self._session.get_inputs()}
             self._tokenizer = tok
@@ -111,20 +114,36 @@ class Embedder:
             return out
         self._load()
         self.texts_embedded += n
-        # Batch texts of similar length together: dynamic padding then wastes little.
-        order = sorted(range(n), key=lambda i: len(texts[i]))
-        for b in range(0, n, self.batch_size):
-            idx = order[b : b + self.batch_size]
-            out[idx] = self._embed_batch([texts[i] or " " for i in idx])
+        encs = self._tokenizer.encode_batch([t if t and t.strip() else " " for t in texts])  # type: ignore[union-attr]
+        for idx in self._batches([len(e.ids) for e in encs]):
+            out[idx] = self._run([encs[i] for i in idx])
         return out
 
     def embed_one(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encs = self._tokenizer.encode_batch(texts)  # type: ignore[union-attr]
-        ids = np.array([e.ids for e in encs], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        """Texts of similar length together (dynamic padding then wastes little), at most
+        batch_size texts and TOKEN_BUDGET padded tokens per batch (bounds peak memory)."""
+        order = sorted(range(len(lengths)), key=lengths.__getitem__)
+        batches: list[list[int]] = []
+        cur: list[int] = []
+        for i in order:
+            if cur and (len(cur) >= self.batch_size or lengths[i] * (len(cur) + 1) > TOKEN_BUDGET):
+                batches.append(cur)
+                cur = []
+            cur.append(i)
+        if cur:
+            batches.append(cur)
+        return batches
+
+    def _run(self, encs: list) -> np.ndarray:
+        width = max(len(e.ids) for e in encs)
+        ids = np.zeros((len(encs), width), dtype=np.int64)
+        mask = np.zeros((len(encs), width), dtype=np.int64)
+        for r, e in enumerate(encs):
+            ids[r, : len(e.ids)] = e.ids
+            mask[r, : len(e.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
