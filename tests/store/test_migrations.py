@@ -89,3 +89,20 @@ def test_sqlite_store_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_
         assert store.integrity_check() == "ok"
     finally:
         store.dispose()
+
+
+def test_the_head_the_store_checks_against_is_alembics_head():
+    assert migrate.HEAD == migrate.head_revision()
+
+
+def test_a_database_at_head_is_opened_without_running_alembic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    url = f"sqlite:///{tmp_path / 'w.sqlite3'}"
+    first = Store(Settings(data_dir=tmp_path), url=url)
+    first.list_runs()  # creates and migrates
+    first.dispose()
+    calls = []
+    monkeypatch.setattr(migrate, "upgrade", lambda engine, revision="head": calls.append(engine))
+    again = Store(Settings(data_dir=tmp_path), url=url)
+    assert again.list_runs() == []
+    again.dispose()
+    assert calls == []

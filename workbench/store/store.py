@@ -64,7 +64,7 @@ class Store:
                         self.settings.ensure_dirs()
                     engine = make_engine(self.url)
                     try:
-                        migrate.upgrade(engine)
+                        migrate.ensure_current(engine)
                     except OperationalError as exc:
                         engine.dispose()
                         raise WorkbenchError(
