@@ -148,3 +148,12 @@ def test_three_column_page_reads_column_by_column(corpus: Path):
     assert span is not None and span.pages == [2]
     assert all(r[3] < 215 for r in span.rects)  # all in the left column
     assert reads_back(pdf, quote, span.rects)
+
+
+def test_two_column_paper_with_ligatures_and_split_diaeresis(corpus: Path):
+    pdf = corpus / "pdfs/science/tracemonkey_PLDI09.pdf"
+    doc = open_pdf(pdf)
+    span = doc.locate("In a naïve implementation, inner loops would become hot first")
+    assert span is not None and span.pages == [2]
+    assert "na¨ıve" in span.text and "ﬁrst" in span.text  # the document's own glyphs
+    assert span.rects[0][1] > 280 and span.rects[1][1] < 60  # ends one column's line, starts the next

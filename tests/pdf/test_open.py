@@ -101,6 +101,7 @@ def test_repairable_corpus_files_open_with_their_text(corpus: Path):
     assert dmca.locate("THE DIGITAL MILLENNIUM COPYRIGHT ACT") is not None
     zen = open_pdf(corpus / "pdfs/malformed/zen_of_python_corrupted.pdf")
     assert zen.locate("Beautiful is better than ugly") is not None
+    assert any("damaged" in w and "zlib" in w for w in zen.document.warnings)
     geometry = open_pdf(corpus / "pdfs/malformed/malformed-from-issue-932.pdf")
     assert geometry.document.pages == 1
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+import pymupdf
+
 from workbench.config import Settings
 from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
 from workbench.pdf import anchor, segment
@@ -219,6 +221,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     words: list[Word] = []
     lines: list[Line] = []
     failed: list[int] = []
+    pymupdf.TOOLS.reset_mupdf_warnings()
     try:
         for pno in range(doc.page_count):
             page = doc[pno]
@@ -262,6 +265,10 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     finally:
         doc.close()
     text = "".join(parts)
+    mupdf_says = " ".join(pymupdf.TOOLS.mupdf_warnings().split())
+    if "error" in mupdf_says.lower():
+        warnings.append(f"some page content is damaged ({mupdf_says[:100]}): text may be incomplete; "
+                        "check quotes against the page")
     no_text = [p.number for p in pages if not p.has_text]
     if failed:
         warnings.append(f"pages {_ranges(failed)} could not be read (damaged content): they are left empty")

@@ -14,7 +14,9 @@ _cache: dict[str, str] = {}
 def char_key(ch: str) -> str:
     k = _cache.get(ch)
     if k is None:
-        n = unicodedata.normalize("NFKC", ch).casefold()
+        # NFKD: ligatures expand (ﬁ → fi) and accents come apart so they can be dropped; PDFs
+        # often draw a diaeresis as its own glyph ("na¨ıve"), so "naïve" must key as "naive".
+        n = unicodedata.normalize("NFKD", ch).casefold().replace("ı", "i")
         k = "".join(c for c in n if c.isalnum())
         _cache[ch] = k
     return k
