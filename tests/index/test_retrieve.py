@@ -139,3 +139,33 @@ def test_tiktoken_cache_points_at_llama_index_bundle_when_set_to_a_missing_dir(m
     ensure_offline_env()
     assert os.environ["TIKTOKEN_CACHE_DIR"] == str(bundled_tiktoken_cache())
     assert any(Path(os.environ["TIKTOKEN_CACHE_DIR"]).iterdir())
+
+
+def test_on_a_made_pdf_the_answering_paragraph_ranks_first_with_exact_offsets(make_pdf, settings, embedder):
+    from workbench.pdf import open_pdf
+
+    filler = (
+        "The committee meets on the first Monday of each month in the main hall. Minutes are "
+        "circulated within a week and approved at the next meeting. "
+    ) * 3
+    pages = [
+        filler,
+        "Retention of records\n\nAll audit logs shall be retained for at least three years and reviewed "
+        "weekly by the security officer. Deleting logs before the retention period ends is prohibited.",
+        filler,
+    ]
+    doc = open_pdf(make_pdf(pages, name="policy.pdf"))
+    r = Retriever(settings, embedder)
+    hits = r.retrieve("How long must audit logs be kept?", [doc], top_k=3)
+    assert "three years" in hits[0].text and hits[0].page == 2
+    for c in hits:
+        assert doc.text[c.start : c.end] == c.text
+    segs = r.search_segments("Logs have to be kept for three years.", doc, top_k=3)
+    assert "three years" in segs[0][0].text
+    assert all(doc.text[s.start : s.end] == s.text for s, _ in segs)
+
+
+def test_search_segments_never_returns_a_bare_heading(settings, embedder):
+    doc = FakeDoc([["# Password rules", "Passwords are long.", "# Badges", "Badges are worn."]])
+    hits = Retriever(settings, embedder).search_segments("Password rules", doc, top_k=10)
+    assert hits and all(seg.kind != "heading" for seg, _ in hits)

@@ -41,6 +41,7 @@ class Piece:
     heading: str | None
     first: int  # index of the first segment it covers
     last: int  # index of the last segment it covers (inclusive)
+    kind: str = "sentence"  # the segment's kind for one segment; "window" or "chunk" otherwise
 
 
 def _words(text: str) -> int:
@@ -53,7 +54,7 @@ def _split_long(doc_text: str, seg: Any, idx: int, max_words: int) -> list[Piece
     out = []
     for i in range(0, len(spans), max_words):
         part = spans[i : i + max_words]
-        out.append(Piece(part[0][0], part[-1][1], seg.page, seg.heading, idx, idx))
+        out.append(Piece(part[0][0], part[-1][1], seg.page, seg.heading, idx, idx, seg.kind))
     return out
 
 
@@ -71,7 +72,7 @@ def chunk_pieces(doc: ParsedLike, chunk_words: int) -> list[Piece]:
         if cur:
             (i0, s0), (i1, s1) = cur[0], cur[-1]
             heading = s0.heading if s0.kind != "heading" else s0.text.strip() or s0.heading
-            pieces.append(Piece(s0.start, s1.end, s0.page, heading, i0, i1))
+            pieces.append(Piece(s0.start, s1.end, s0.page, heading, i0, i1, "chunk"))
         cur, cur_words = [], 0
 
     for i, seg in enumerate(segs):
@@ -103,7 +104,7 @@ def segment_pieces(doc: ParsedLike, window: int = 1, max_words: int = 120) -> li
         if _words(text[seg.start : seg.end]) > max_words * 1.5:
             out.extend(_split_long(text, seg, i, max_words))
         else:
-            out.append(Piece(seg.start, seg.end, seg.page, seg.heading, i, i))
+            out.append(Piece(seg.start, seg.end, seg.page, seg.heading, i, i, seg.kind))
     for w in range(2, window + 1):
         for i in range(len(segs) - w + 1):
             run = segs[i : i + w]
@@ -111,7 +112,7 @@ def segment_pieces(doc: ParsedLike, window: int = 1, max_words: int = 120) -> li
                 continue
             if _words(text[run[0].start : run[-1].end]) > max_words:
                 continue
-            out.append(Piece(run[0].start, run[-1].end, run[0].page, run[0].heading, i, i + w - 1))
+            out.append(Piece(run[0].start, run[-1].end, run[0].page, run[0].heading, i, i + w - 1, "window"))
     return out
 
 

@@ -12,9 +12,11 @@ import numpy as np
 from workbench.backends.base import Chunk
 from workbench.config import Settings, get_settings
 from workbench.index.embed import Embedder, get_embedder
-from workbench.index.store import IndexStore, Units
+from workbench.index.store import CHUNK_BM25_B, IndexStore, Units
 
-RRF_K = 60.0  # the usual reciprocal-rank-fusion constant
+# Reciprocal-rank-fusion constant: 60 is the literature's default; 20 lets the top few ranks
+# weigh more and did slightly better on ContractNLI segment search (0.79 vs 0.78 recall@5).
+RRF_K = 20.0
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
@@ -83,7 +85,7 @@ class Retriever:
         vectors = np.concatenate([di.chunk_units.vectors for di in indexes])
         texts = [t for di in indexes for t in di.chunk_units.texts]
         # One BM25 over the union: IDF then means the same thing for every document.
-        units = indexes[0].chunk_units if len(indexes) == 1 else Units([], texts, vectors)
+        units = indexes[0].chunk_units if len(indexes) == 1 else Units([], texts, vectors, CHUNK_BM25_B)
         qvec = self.embedder.embed([question])[0]
         scores = hybrid_scores(units, question, qvec, self.settings.vector_weight)
         best = np.argsort(-scores, kind="stable")[:top_k]
@@ -105,6 +107,8 @@ class Retriever:
         out: list[tuple[Any, float]] = []
         for i in np.argsort(-scores, kind="stable"):
             p = units.pieces[i]
+            if p.kind == "heading":  # a heading alone is context, never evidence
+                continue
             covered = set(range(p.first, p.last + 1))
             if covered & taken:
                 continue
@@ -113,7 +117,7 @@ class Retriever:
             if (p.start, p.end) == (base.start, base.end):
                 seg = base
             else:
-                seg = _segment_like(base, start=p.start, end=p.end, text=doc.text[p.start : p.end])
+                seg = _segment_like(base, start=p.start, end=p.end, text=doc.text[p.start : p.end], kind="sentence")
             out.append((seg, float(scores[i])))
             if len(out) >= top_k:
                 break
