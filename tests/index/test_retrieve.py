@@ -169,3 +169,16 @@ def test_search_segments_never_returns_a_bare_heading(settings, embedder):
     doc = FakeDoc([["# Password rules", "Passwords are long.", "# Badges", "Badges are worn."]])
     hits = Retriever(settings, embedder).search_segments("Password rules", doc, top_k=10)
     assert hits and all(seg.kind != "heading" for seg, _ in hits)
+
+
+def test_embed_texts_reuses_vectors_of_segments_already_indexed(settings):
+    doc = _doc()
+    counting = Embedder(threads=1, batch_size=8)
+    r = Retriever(settings, counting)
+    hits = r.search_segments("Old passwords cannot be used again.", doc, top_k=3)
+    before = counting.texts_embedded
+    texts = [seg.text for seg, _ in hits]
+    vecs = r.embed_texts(texts + ["A sentence that is in no document."])
+    assert counting.texts_embedded == before + 1
+    fresh = Embedder(threads=1, batch_size=8).embed(texts + ["A sentence that is in no document."])
+    assert (vecs * fresh).sum(axis=1) == pytest.approx([1.0] * 4, abs=1e-4)

@@ -11,7 +11,7 @@ import numpy as np
 
 from workbench.backends.base import Chunk
 from workbench.config import Settings, get_settings
-from workbench.index.embed import Embedder, get_embedder
+from workbench.index.embed import DIM, Embedder, get_embedder
 from workbench.index.store import CHUNK_BM25_B, IndexStore, Units
 
 # Reciprocal-rank-fusion constant: 60 is the literature's default; 20 lets the top few ranks
@@ -60,6 +60,10 @@ class Retriever:
         self.settings = settings or get_settings()
         self.embedder = embedder or get_embedder(self.settings.embed_threads)
         self.store = IndexStore(self.settings.data_dir / "index", self.settings.chunk_words, self.embedder)
+        # Vectors of segment units already indexed, by text: claim checkers re-embed the spans
+        # search_segments returned, and those never need the model again.
+        self._known: dict[str, np.ndarray] = {}
+        self._known_units: set[int] = set()
 
     def index(self, doc) -> None:
         """Build (or load) the chunk index of a document now, e.g. at ingest time."""
@@ -70,8 +74,21 @@ class Retriever:
         return list(self.store.get(doc).chunks)
 
     def embed_texts(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors with the same model as the index (for verifiers and claim checks)."""
-        return self.embedder.embed(texts)
+        """Unit vectors with the same model as the index (for verifiers and claim checks);
+        texts of segment units already indexed reuse their stored vectors."""
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        missing = [i for i, t in enumerate(texts) if t not in self._known]
+        for i, t in enumerate(texts):
+            if t in self._known:
+                out[i] = self._known[t]
+        if missing:
+            out[missing] = self.embedder.embed([texts[i] for i in missing])
+        return out
+
+    def _remember(self, units: Units) -> None:
+        if id(units) not in self._known_units:
+            self._known_units.add(id(units))
+            self._known.update(zip(units.texts, units.vectors, strict=True))
 
     def retrieve(self, question: str, docs: list, top_k: int | None = None) -> list[Chunk]:
         """The top_k chunks over all docs, best first, score = fused rank score."""
@@ -100,6 +117,7 @@ class Retriever:
         units = di.segment_units
         if not units.texts:
             return []
+        self._remember(units)
         qvec = self.embedder.embed([query])[0]
         scores = hybrid_scores(units, query, qvec, self.settings.vector_weight)
         segs = [s for s in doc.segments() if s.end > s.start and doc.text[s.start : s.end].strip()]
