@@ -92,7 +92,7 @@ def test_sqlite_store_runs_in_wal_mode_with_foreign_keys_and_a_busy_timeout(tmp_
 
 
 def test_the_head_the_store_checks_against_is_alembics_head():
-    assert migrate.HEAD == migrate.head_revision()
+    assert migrate.head_revision() == migrate.HEAD
 
 
 def test_a_database_at_head_is_opened_without_running_alembic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

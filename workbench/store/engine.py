@@ -16,10 +16,20 @@ BUSY_TIMEOUT_MS = 30_000
 IMMEDIATE = "workbench_sqlite_immediate"  # execution option: BEGIN IMMEDIATE on SQLite
 
 
+def normalise_url(url: str) -> str:
+    """postgres:// and postgresql:// (no driver) mean psycopg 3, the driver we ship."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://"):]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+    return url
+
+
 def make_engine(url: str) -> Engine:
+    url = normalise_url(url)
     u = make_url(url)
     if u.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
     if u.database and u.database != ":memory:":
         Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})

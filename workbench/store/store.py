@@ -17,10 +17,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from workbench.config import Settings, get_settings
-from workbench.errors import HashMismatchError, NotFoundError, WorkbenchError
+from workbench.errors import ConfigError, HashMismatchError, NotFoundError, WorkbenchError
 from workbench.models import ID_PREFIX, Document, ReviewEvent, Run, utcnow
 from workbench.store import migrate
 from workbench.store.engine import IMMEDIATE, is_sqlite, make_engine
@@ -32,12 +32,8 @@ _RETRIES = 20
 _D, _E, _R, _RE, _EV = (t.__table__ for t in (DocumentRow, EvidenceIdRow, RunRow, RunEvidenceRow, ReviewEventRow))
 
 
-def _aware(dt: datetime) -> datetime:
-    """SQLite hands datetimes back naive; everything we store is UTC."""
-    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
-
-
 def _utc(dt: datetime) -> datetime:
+    """Everything is stored in UTC; SQLite hands datetimes back naive, so they are read as UTC."""
     return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
 
 
@@ -62,7 +58,13 @@ class Store:
                 if self._engine is None:
                     if self.url.startswith("sqlite") and self.settings.database_url is None:
                         self.settings.ensure_dirs()
-                    engine = make_engine(self.url)
+                    try:
+                        engine = make_engine(self.url)
+                    except (ArgumentError, ImportError) as exc:
+                        raise ConfigError(
+                            f"the database URL {self.url!r} cannot be used ({type(exc).__name__}: {exc}); set "
+                            "WORKBENCH_DATABASE_URL to sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB"
+                        ) from exc
                     try:
                         migrate.ensure_current(engine)
                     except OperationalError as exc:
@@ -284,7 +286,7 @@ class Store:
             q = q.where(_EV.c.requirement_id == requirement_id)
         with self._read() as conn:
             rows = conn.execute(q).mappings().all()
-        return [ReviewEvent(**{**r, "timestamp": _aware(r["timestamp"])}) for r in rows]
+        return [ReviewEvent(**{**r, "timestamp": _utc(r["timestamp"])}) for r in rows]
 
     def current_labels(self, run_id: str | None = None) -> dict[tuple[str, str], ReviewEvent]:
         """(run_id, requirement_id) → the event that set the current human label; a reset (or no
