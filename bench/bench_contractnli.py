@@ -106,6 +106,8 @@ def prepare(n_docs: int | None):
         vec_of[hyp[k]] = v
     for k, v in zip(keys, emb.embed([J.embed_form(hyp[k]) for k in keys]), strict=True):
         knn_of[J.embed_form(hyp[k])] = v
+    for t, v in zip(J.BACKGROUND, emb.embed([J.embed_form(t) for t in J.BACKGROUND]), strict=True):
+        knn_of[J.embed_form(t)] = v
     docs = []
     unmapped = total_gold = 0
     for doc in data["documents"][:n_docs]:
@@ -187,12 +189,14 @@ def collect(docs, retr, vec_of):
     def embed(texts):
         return np.stack([vec_of[t] for t in texts])
 
+    background = embed([J.embed_form(t) for t in J.BACKGROUND])
     rows = []
     for pd, items in docs:
         stats = C.doc_stats(pd)
         for key, claim, label, gold in items:
             cands = C.candidates_for(claim, pd, retr, C.CANDIDATES)
-            J.span_features(claim, vec_of[J.embed_form(claim)], cands, embed([J.embed_form(c.text) for c in cands]), stats)
+            J.span_features(claim, vec_of[J.embed_form(claim)], cands, embed([J.embed_form(c.text) for c in cands]), stats,
+                            background)
             rows.append(dict(doc=pd.document.id, hyp=key, claim=claim, label=label, gold=gold, cands=cands, stats=stats))
     return rows
 
@@ -226,8 +230,9 @@ def fit(rows, rank_feats, dec_feats):
     return rank_w, dw, db
 
 
-RANK_FEATS = ["cos", "cov", "bm25", "rr", "len", "heading"]
-DECIDE_FEATS = ["cos1", "cov1", "absent_frac", "neg_mismatch", "restrict_missing", "permit_vs_neg"]
+RANK_FEATS = ["cos", "cov", "bm25", "rr", "len", "heading", "margin"]
+DECIDE_FEATS = ["cos1", "cov1", "absent_frac", "neg_mismatch", "restrict_missing", "permit_vs_neg", "n_terms", "s1h",
+                "margin1", "negnear_mis"]
 
 
 def main(argv=None) -> int:

@@ -156,20 +156,34 @@ class Workbench:
 
     def check_claims(self, claims: list[str], document_ids: list[str], *, backend: str = "rules") -> list[ClaimCheck]:
         """Per claim (in order): supported or not, a score in [0, 1], a reason, and up to five
-        evidence spans (best first) with page, offsets and boxes. Claim checking is judged by
-        the embedded rules verifier (workbench.pipeline.claims)."""
+        evidence spans (best first) with page, offsets and boxes. The offline rules verifier
+        (workbench.pipeline.claims) always judges; with backend "openai" the LLM's verdict on
+        the same evidence (`claim_support`) is ANDed with it, so the LLM can only reject more."""
+        from workbench.backends import get_backend
         from workbench.pipeline.claims import check_claims
 
-        if (backend or "rules") != "rules":
-            raise WorkbenchError(f"Claim checking runs on the offline rules verifier only (got backend {backend!r}): "
-                                 "drop --backend or pass --backend rules.")
+        name = backend or "rules"
+        engine = get_backend(name, self.settings) if name != "rules" else None
         if not any(c and c.strip() for c in claims):
             raise WorkbenchError("No claim given: write one claim per line.")
         if not document_ids:
             raise WorkbenchError("No documents selected: ingest or select at least one PDF to check claims against.")
         docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
-        return check_claims(claims, docs, retriever=self.retriever, settings=self.settings,
-                            embed=self.retriever.embed_texts)
+        checks = check_claims(claims, docs, retriever=self.retriever, settings=self.settings,
+                              embed=self.retriever.embed_texts)
+        if engine is None or not hasattr(engine, "claim_support"):
+            return checks
+        out: list[ClaimCheck] = []
+        for c in checks:
+            if not c.claim.strip():
+                out.append(c)
+                continue
+            ok, _score, why = engine.claim_support(c.claim, [e.text for e in c.evidence])
+            supported = c.supported and ok
+            reason = c.reason if ok or not c.supported else f"{why}; rules: {c.reason}"
+            out.append(c.model_copy(update={"supported": supported, "reason": reason,
+                                            "score": c.score if supported or not c.supported else min(c.score, 0.49)}))
+        return out
 
     # --- store, review, metrics ----------------------------------------------------------
     @cached_property

@@ -69,12 +69,35 @@ def test_claims_come_back_in_order_and_a_blank_claim_is_unsupported(nda):
     assert not checks[1].supported and checks[1].evidence == []
 
 
-def test_claim_checking_needs_documents_and_the_rules_verifier(nda):
+def test_claim_checking_needs_documents_and_a_known_backend(nda):
     wb, doc_id = nda
     with pytest.raises(WorkbenchError, match="No documents"):
         wb.check_claims([ON_TOPIC], [])
-    with pytest.raises(WorkbenchError, match="rules verifier"):
-        wb.check_claims([ON_TOPIC], [doc_id], backend="openai")
+    with pytest.raises(WorkbenchError, match="Unknown backend"):
+        wb.check_claims([ON_TOPIC], [doc_id], backend="oracle")
+
+
+def test_an_llm_backend_can_only_reject_more(nda, monkeypatch):
+    """With another backend, its claim_support verdict is ANDed with the rules verdict."""
+    import workbench.backends as backends
+
+    class Refuses:
+        def claim_support(self, claim, texts):
+            assert texts, "the LLM sees the same evidence spans"
+            return False, 0.0, "LLM: the evidence does not say this"
+
+    class Accepts:
+        def claim_support(self, claim, texts):
+            return True, 1.0, "LLM: supported"
+
+    wb, doc_id = nda
+    monkeypatch.setattr(backends, "get_backend", lambda name, settings: Refuses())
+    [on, off] = wb.check_claims([ON_TOPIC, OFF_TOPIC], [doc_id], backend="openai")
+    assert not on.supported and on.reason.startswith("LLM: the evidence does not say this; rules: Supported")
+    assert not off.supported
+    monkeypatch.setattr(backends, "get_backend", lambda name, settings: Accepts())
+    [on, off] = wb.check_claims([ON_TOPIC, OFF_TOPIC], [doc_id], backend="openai")
+    assert on.supported and not off.supported
 
 
 def test_cli_verify_prints_one_json_object_per_claim(make_pdf, data_dir, tmp_path, capsys):

@@ -72,6 +72,19 @@ def negated(text: str) -> bool:
     return bool(NEGATION.search(norm(text)))
 
 
+_NEG_WORDS = frozenset(["not", "no", "never", "neither", "nor", "none", "cannot", "without", "nothing",
+                        "prohibited", "refrain"])
+
+
+def negation_near(text: str, key_terms: set[str], window: int = 6) -> float:
+    """Share of the key terms' occurrences in the text preceded (within `window` words) by a
+    negation: 'shall not copy', 'no copies'. 0 when no key term occurs."""
+    toks = _TOKEN.findall(norm(text))
+    flags = [any(toks[j] in _NEG_WORDS or toks[j].endswith("n't") for j in range(max(0, i - window), i))
+             for i, t in enumerate(toks) if _stem(t) in key_terms]
+    return sum(flags) / len(flags) if flags else 0.0
+
+
 @dataclass
 class DocStats:
     """Document frequencies of terms over a document's units: rare terms matter more."""
@@ -112,6 +125,42 @@ def coverage(claim_terms: Sequence[str], span_text: str, stats: DocStats) -> flo
     return sum(stats.idf(t) for t in uniq if t in have) / tot if tot else 0.0
 
 
+# Generic contract boilerplate on other subjects (written for this module, about no claim in
+# particular). A span that matches one of these better than the claim is about something else:
+# the margin cos(claim, span) - max cos(background, span) normalises similarity on the span side.
+BACKGROUND: tuple[str, ...] = (
+    "This Agreement shall be governed by and construed in accordance with the laws of the State of Delaware.",
+    "All notices under this Agreement shall be in writing and delivered by hand or by registered mail.",
+    "Neither party may assign this Agreement without the prior written consent of the other party.",
+    "If any provision of this Agreement is held invalid, the remaining provisions shall continue in full force.",
+    "This Agreement constitutes the entire agreement between the parties and supersedes all prior agreements.",
+    "This Agreement may be executed in counterparts, each of which shall be deemed an original.",
+    "The Customer shall pay all invoices within thirty days of the invoice date.",
+    "The Supplier warrants that the goods will conform to the specifications for twelve months.",
+    "Each party shall indemnify the other against losses arising from its breach of this Agreement.",
+    "Neither party shall be liable for delays caused by events beyond its reasonable control.",
+    "No amendment to this Agreement is effective unless made in writing and signed by both parties.",
+    "A failure to enforce any right shall not be deemed a waiver of that right.",
+    "Headings are for convenience only and do not affect the interpretation of this Agreement.",
+    "This Agreement commences on the Effective Date and continues for an initial term of two years.",
+    "The Contractor shall maintain insurance with a reputable insurer throughout the term.",
+    "The Licensee shall pay royalties quarterly on net sales of the licensed products.",
+    "Either party may terminate this Agreement by giving ninety days written notice to the other.",
+    "The parties shall attempt in good faith to resolve any dispute through negotiation.",
+    "Any dispute shall be finally settled by arbitration under the rules of the chamber of commerce.",
+    "The Employee shall devote his full working time to the business of the Company.",
+    "The Seller shall deliver the products to the Buyer's premises at its own cost.",
+    "Title to the goods passes to the Buyer upon payment in full.",
+    "Prices are exclusive of value added tax, which the Buyer shall pay in addition.",
+    "The Company may change the work schedule upon reasonable notice to the staff.",
+    "Each party represents that it has full power and authority to enter into this Agreement.",
+    "The Landlord shall keep the structure of the building in good repair.",
+    "Interest accrues on late payments at two percent above the base rate.",
+    "The Service Provider shall meet the service levels set out in the schedule.",
+    "Nothing in this Agreement creates a partnership or joint venture between the parties.",
+    "This Agreement binds and benefits the parties and their respective successors.",
+)
+
 @dataclass
 class Candidate:
     """A span of one document proposed for a claim (offsets index the document's text)."""
@@ -131,9 +180,10 @@ RANK_WEIGHTS: dict[str, float] = {"cos": 4.0, "cov": 2.0, "bm25": 1.0, "rr": 0.5
 
 
 def span_features(claim: str, claim_vec: np.ndarray | None, cands: list[Candidate], vecs: np.ndarray | None,
-                  stats: DocStats) -> None:
+                  stats: DocStats, background: np.ndarray | None = None) -> None:
     """Fill cand.features: cosine, coverage, BM25 relative to the best candidate, retrieval
-    rank, length. `vecs` are the candidates' unit vectors, `claim_vec` the claim's."""
+    rank, length, heading, margin over BACKGROUND. `vecs` are the candidates' unit vectors,
+    `claim_vec` the claim's, `background` the vectors of BACKGROUND."""
     cterms = terms(claim)
     bm = np.array([stats.bm25(cterms, c.text) for c in cands], dtype=np.float64)
     bmax = float(bm.max()) if len(bm) and bm.max() > 0 else 1.0
@@ -142,6 +192,7 @@ def span_features(claim: str, claim_vec: np.ndarray | None, cands: list[Candidat
     rank[order] = np.arange(len(cands))
     for i, c in enumerate(cands):
         cos = float(vecs[i] @ claim_vec) if vecs is not None and claim_vec is not None else 0.0
+        bg = float((background @ vecs[i]).max()) if background is not None and vecs is not None else 0.0
         c.features = {
             "cos": cos,
             "cov": coverage(cterms, c.text, stats),
@@ -150,6 +201,7 @@ def span_features(claim: str, claim_vec: np.ndarray | None, cands: list[Candidat
             "rr": 1.0 / (1.0 + rank[i]),
             "len": math.log1p(len(c.text.split())),
             "heading": float(looks_like_heading(c.text)),
+            "margin": cos - bg,
         }
 
 
@@ -189,6 +241,8 @@ def claim_features(claim: str, pool: list[Candidate], stats: DocStats | None = N
         return {}
     cterms = set(terms(claim))
     absent = [t for t in cterms if stats is not None and stats.df.get(t, 0) == 0]
+    # the claim's distinctive terms: not in most of the document's sentences
+    key = {t for t in cterms if stats is None or stats.df.get(t, 0) / stats.n <= 0.2} or cterms
     top = pool[:5]
     cos = np.array([c.features.get("cos", 0.0) for c in pool])
     best = max(top, key=lambda c: c.features.get("cos", 0.0) + c.features.get("cov", 0.0))
@@ -205,6 +259,10 @@ def claim_features(claim: str, pool: list[Candidate], stats: DocStats | None = N
         "restrict_missing": float(restrict and not any(RESTRICT.search(norm(c.text)) for c in top[:3])),
         "permit_vs_neg": float(bool(PERMIT.search(norm(claim))) and not c_neg and negated(best.text)),
         "absent_frac": len(absent) / len(cterms) if cterms else 0.0,
+        "n_terms": float(len(cterms)),
+        "s1h": float(pool[0].score),
+        "margin1": float(max(c.features.get("margin", 0.0) for c in top)),
+        "negnear_mis": abs(float(c_neg) - negation_near(best.text, key)),
         "cos_top3": float(np.mean(sorted(c.features.get("cos", 0.0) for c in top)[-3:])),
         "cov_top3": float(np.mean(sorted(c.features.get("cov", 0.0) for c in top)[-3:])),
     }

@@ -77,6 +77,7 @@ def check_claim(claim: str, docs: Sequence[Any], *, retriever: SegmentRetriever,
                 top_k: int = CANDIDATES) -> tuple[J.Verdict, list[tuple[Any, J.Candidate]]]:
     """The verdict on one claim and its best spans as (document, candidate), best first."""
     claim_vec = embed([J.embed_form(claim)])[0]
+    background = embed([J.embed_form(t) for t in J.BACKGROUND])
     ranked: list[tuple[Any, J.Candidate]] = []
     pools: list[tuple[list[J.Candidate], J.DocStats]] = []
     for doc in docs:
@@ -85,7 +86,7 @@ def check_claim(claim: str, docs: Sequence[Any], *, retriever: SegmentRetriever,
             continue
         vecs = embed([J.embed_form(c.text) for c in cands])
         stats = doc_stats(doc)
-        J.span_features(claim, claim_vec, cands, vecs, stats)
+        J.span_features(claim, claim_vec, cands, vecs, stats, background)
         cands = J.rank(cands)
         pools.append((cands, stats))
         ranked.extend((doc, c) for c in cands)
