@@ -160,7 +160,10 @@ def test_review_refuses_unknown_runs_unknown_ids_and_nameless_reviewers(wb, make
         wb.review(run.run_id, rid, "maybe", "ann")
     with pytest.raises(NotFoundError):
         wb.history("no-such-run")
+    with pytest.raises(NotFoundError, match="REQ-S999"):
+        wb.history(run.run_id, "REQ-S999")
     assert wb.history(run.run_id) == []
+    assert wb.history(run.run_id, rid) == []
 
 
 def test_the_answer_follows_human_labels(wb, make_pdf):

@@ -304,8 +304,11 @@ class Workbench:
 
     def history(self, run_id: str, requirement_id: str | None = None) -> list[ReviewEvent]:
         """Review events of a run (optionally one item) in the order they were recorded."""
-        if not self.store.has_run(run_id):
-            raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
+        if requirement_id is None:
+            if not self.store.has_run(run_id):
+                raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
+        else:
+            self._verifier_verdict(self.store.get_run(run_id), requirement_id)  # NotFoundError for unknown IDs
         return self.store.history(run_id, requirement_id)
 
     def answer_view(self, run_id: str) -> Answer:
