@@ -65,3 +65,10 @@ def test_running_headers_are_not_segments(make_unicode_pdf):
     assert not any("ACME" in s.text or "Page" in s.text for s in doc.segments())
     assert [s.text for s in doc.segments()][:2] == ["Operators shall keep records.", "The records are kept for years."]
     assert len(doc.segments()) == 10
+
+
+def test_rotated_side_text_is_neither_heading_nor_repeated_segment(corpus: Path):
+    doc = open_pdf(corpus / "pdfs/regulatory/NIST.SP.800-171r2.pdf")
+    assert "available free of charge" in doc.text  # kept in the text, skipped as page furniture
+    assert not any("available free of charge" in h.text for h in doc.headings())
+    assert sum("available free of charge" in s.text for s in doc.segments()) <= 3  # was on ~110 pages

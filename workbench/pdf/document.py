@@ -105,9 +105,14 @@ class ParsedDocument:
         """Line indexes of running headers, footers and page numbers."""
         if self._furniture is None:
             per_page: list[list[tuple[int, float, float, str]]] = [[] for _ in self.pages]
+            margins: list[list[int]] = [[] for _ in self.pages]
             for i, ln in enumerate(self.lines):
                 per_page[ln.page - 1].append((i, ln.y0, ln.y1, self.text[ln.start:ln.end]))
-            self._furniture = furniture_lines(per_page)
+                ws = self.words[ln.first_word:ln.last_word]
+                width = self.pages[ln.page - 1].width
+                if max(w.x1 for w in ws) < 0.1 * width or min(w.x0 for w in ws) > 0.9 * width:
+                    margins[ln.page - 1].append(i)
+            self._furniture = furniture_lines(per_page, margins)
         return self._furniture
 
     # --- segments and headings -------------------------------------------------------------

@@ -17,18 +17,22 @@ def signature(text: str) -> str:
     return re.sub(r"[0-9]+", "#", key(text))
 
 
-def furniture_lines(pages: list[list[tuple[int, float, float, str]]]) -> set[int]:
-    """pages: per page, its lines as (line id, top y, bottom y, text). Returns furniture line ids."""
+def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
+                    margins: list[list[int]] | None = None) -> set[int]:
+    """pages: per page, its lines as (line id, top y, bottom y, text); margins: per page, ids of
+    lines standing in the left/right margin (side text). Returns furniture line ids."""
     candidates: list[list[tuple[int, str]]] = []
-    for lines in pages:
+    for pno, lines in enumerate(pages):
         if not lines:
             candidates.append([])
             continue
         by_top = sorted(lines, key=lambda ln: ln[1])
         by_bottom = sorted(lines, key=lambda ln: -ln[2])
         edge = {ln[0]: ln for ln in by_top[:EDGE_LINES] + by_bottom[:EDGE_LINES]}
-        candidates.append([(lid, text) for lid, (_, _, _, text) in ((k, v) for k, v in edge.items())
-                           if len(text) <= 160])
+        if margins:
+            side = set(margins[pno])
+            edge.update({ln[0]: ln for ln in lines if ln[0] in side})
+        candidates.append([(lid, v[3]) for lid, v in edge.items() if len(v[3]) <= 160])
     counts: Counter[str] = Counter()
     for cands in candidates:
         counts.update({signature(t) for _, t in cands})

@@ -110,7 +110,10 @@ def segment(doc: ParsedDocument) -> list[Segment]:
             prev_ends = True
             prev_key = blk
         lt = text[ln.start:ln.end]
-        if _is_heading(lt, ln.y1 - ln.y0, body, prev_ends):
+        ws = doc.words[ln.first_word:ln.last_word]
+        width = max(w.x1 for w in ws) - min(w.x0 for w in ws)
+        vertical = ln.y1 - ln.y0 > 2 * width  # side text rotated 90°: tall boxes, not a big font
+        if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends):
             flush(body_start, body_end)
             body_start = None
             if out and out[-1].kind == "heading" and out[-1].end + 1 == ln.start and out[-1].page == ln.page:
