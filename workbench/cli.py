@@ -114,7 +114,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out}: not a writable file path (does its folder exist?)")
     paths = [read_pdf_arg(f) for f in args.files]
     wb = Workbench(_settings())
-    doc_ids = [wb.ingest(p, password=args.password, source_type=args.source_type or "other").id for p in paths]
+    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=args.password, source_type=args.source_type or "other").id
+               for p in paths]
 
     def progress(ev) -> None:
         counts = " ".join(f"{k}={v}" for k, v in ev.counts.items())
@@ -135,6 +136,21 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     emit({"run_id": r.run_id, "question": r.question, "result": r.answer.result or "ANSWERED",
           "grounding_confidence": r.answer.grounding_confidence} for r in runs)
     return 0
+
+
+def _stored_id(wb, path: Path) -> str | None:
+    """The document ID when these exact bytes are already in the store (content-addressed),
+    so a repeated `ask` does not parse the PDF again; None when it must be ingested."""
+    import hashlib
+
+    from workbench.errors import NotFoundError
+
+    doc_id = hashlib.sha256(path.read_bytes()).hexdigest()
+    try:
+        wb.document(doc_id)
+    except NotFoundError:
+        return None
+    return doc_id
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:

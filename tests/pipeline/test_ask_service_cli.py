@@ -88,3 +88,19 @@ def test_cli_ask_bad_input_is_one_stderr_line_and_exit_2(data_dir, policy_pdf, c
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_cli_ask_again_on_a_stored_pdf_does_not_parse_it_again_and_keeps_ids(data_dir, policy_pdf, tmp_path,
+                                                                              capsys, monkeypatch):
+    first, second = tmp_path / "1.json", tmp_path / "2.json"
+    assert main(["ask", str(policy_pdf), "--question", REMOTE_Q, "--out", str(first)]) == 0
+
+    def no_parsing(*a, **k):
+        raise AssertionError("the stored PDF was parsed again")
+
+    monkeypatch.setattr("workbench.pdf.open_pdf", no_parsing)
+    assert main(["ask", str(policy_pdf), "--question", REMOTE_Q, "--out", str(second)]) == 0
+    a, b = (json.loads(p.read_text()) for p in (first, second))
+    assert [(e["start"], e["requirement_id"]) for e in a["extracted_requirements"]] == \
+        [(e["start"], e["requirement_id"]) for e in b["extracted_requirements"]]
+    assert a["run_id"] != b["run_id"]
