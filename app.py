@@ -5,7 +5,8 @@ import streamlit as st
 
 from workbench.ui import state
 
-st.set_page_config(page_title="Evidence Workbench", page_icon=":material/fact_check:", layout="wide")
+# A local icon: a ":material/…" page icon makes the browser fetch the favicon from Google Fonts.
+st.set_page_config(page_title="Evidence Workbench", page_icon=str(state.FAVICON), layout="wide")
 state.sync_from_query_params()
 
 with st.sidebar:

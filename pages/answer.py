@@ -1,6 +1,7 @@
 """Answer: the composed answer with citation chips (click one to review that evidence), the
 confidence badge (seed 004), unsupported sentences and the quality review. Human labels apply."""
 
+import pandas as pd
 import streamlit as st
 
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE
@@ -61,8 +62,8 @@ with c1:
 with c2:
     st.markdown("**Quality review**")
     if answer.quality:
-        st.dataframe([{"": "✅" if q.passed else "❌", "Check": q.check, "Detail": q.detail} for q in answer.quality],
-                     hide_index=True, width="stretch")
+        st.table(pd.DataFrame([{"Check": q.check, "Result": "passed" if q.passed else "FAILED", "Detail": q.detail}
+                               for q in answer.quality]), hide_index=True)
     else:
         st.caption("No quality findings recorded.")
     if answer.unused_requirements:

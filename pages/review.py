@@ -58,30 +58,34 @@ def label(value: str) -> None:
     st.session_state["review_flash"] = ("success", f"{ev_id}: {words[value]} (by {name}).")
 
 
-left, right = st.columns([5, 6], gap="medium")
+left, right = st.columns([1, 1], gap="medium")
 with left:
     n_done = sum(1 for s in items if s.human_label)
     st.caption(f"{run.question} — {len(items)} evidence items, {n_done} reviewed by a human.")
     rows = pd.DataFrame([{
         "ID": s.evidence.requirement_id,
+        "Page": s.evidence.span.page if s.evidence.span else None,
+        "Final status": s.final_status,
+        "Human label": s.human_label or "",
+        "Verifier": s.verifier_verdict,
+        "Quote": s.evidence.exact_quote,
+        "Reason": (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else "",
         "Document": (docs[s.evidence.document_id].title or docs[s.evidence.document_id].filename)
         if s.evidence.document_id in docs else s.evidence.document_id[:12],
-        "Page": s.evidence.span.page if s.evidence.span else None,
-        "Quote": s.evidence.exact_quote,
-        "Verifier": s.verifier_verdict,
-        "Reason": (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else "",
-        "Human label": s.human_label or "",
-        "Final status": s.final_status,
     } for s in items])
     gob = GridOptionsBuilder.from_dataframe(rows)
     gob.configure_default_column(filter=True, sortable=True, resizable=True)
-    gob.configure_column("ID", width=105, pinned="left")
-    gob.configure_column("Page", width=70)
-    gob.configure_column("Quote", width=320, tooltipField="Quote")
-    for col in ("Verifier", "Human label", "Final status"):
-        gob.configure_column(col, width=110)
+    widths = {"ID": 100, "Page": 72, "Final status": 112, "Human label": 112, "Verifier": 108, "Quote": 380,
+              "Reason": 220, "Document": 220}
+    for col, w in widths.items():
+        gob.configure_column(col, width=w, minWidth=60)
+    gob.configure_column("ID", pinned="left")
+    gob.configure_column("Quote", tooltipField="Quote")
+    # Fixed widths with horizontal scroll: fitting eight columns into half a screen hides them all.
+    search = st.text_input("Search evidence", key="grid_search", placeholder="Quick search: any word, ID or status",
+                           label_visibility="collapsed")
+    gob.configure_grid_options(rowHeight=30, autoSizeStrategy=None, tooltipShowDelay=300, quickFilterText=search)
     gob.configure_selection("single", pre_selected_rows=[str(ids.index(wanted))], suppressRowDeselection=True)
-    gob.configure_grid_options(getRowId=None, rowHeight=30)
     grid = AgGrid(rows, gridOptions=gob.build(), height=330, key=f"grid_{run.run_id}", update_on=["selectionChanged"],
                   server_sync_strategy="server_wins", show_toolbar=True, show_search=True,
                   show_download_button=False)
@@ -117,20 +121,22 @@ with left:
         st.text_input("Note", key=state.NOTE, placeholder="Why? (recorded with your decision)")
         if not state.reviewer():
             st.caption(":material/person: Enter your **Reviewer name** in the sidebar to record decisions.")
-        b = st.columns(5)
+        b = st.columns(3)
         b[0].button("Supported", on_click=label, args=("supported",), shortcut="S", type="primary",
                     icon=":material/thumb_up:", width="stretch")
         b[1].button("Unsupported", on_click=label, args=("unsupported",), shortcut="U",
                     icon=":material/thumb_down:", width="stretch")
         b[2].button("Reset", on_click=label, args=("reset",), icon=":material/undo:", width="stretch",
                     help="Withdraw the human label: the verifier's verdict counts again.")
-        b[3].button("Previous", on_click=go, args=(-1,), shortcut="K", icon=":material/arrow_upward:", width="stretch")
-        b[4].button("Next", on_click=go, args=(1,), shortcut="J", icon=":material/arrow_downward:", width="stretch")
+        b = st.columns(3)
+        b[0].button("Previous", on_click=go, args=(-1,), shortcut="K", icon=":material/arrow_upward:", width="stretch")
+        b[1].button("Next", on_click=go, args=(1,), shortcut="J", icon=":material/arrow_downward:", width="stretch")
         st.caption("Shortcuts: **J** next · **K** previous · **S** supported · **U** unsupported")
         flash = st.session_state.pop("review_flash", None)
-        if flash:
-            kind, msg = flash
-            show_error(msg) if kind == "exception" else getattr(st, kind)(msg)
+        if flash and flash[0] == "exception":
+            show_error(flash[1])
+        elif flash:
+            getattr(st, flash[0])(flash[1])
 
     st.markdown("**History**")
     try:
@@ -139,11 +145,11 @@ with left:
         show_error(e)
         events = []
     if events:
-        st.dataframe([{
+        st.table(pd.DataFrame([{
             "When (UTC)": e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), "Reviewer": e.reviewer,
             "Change": f"{e.previous_label or '—'} → {e.label}", "Verifier said": e.verifier_verdict or "",
             "Note": e.note,
-        } for e in events], hide_index=True, width="stretch")
+        } for e in events]), hide_index=True)
     else:
         st.caption("No human decisions on this item yet.")
 

@@ -2,6 +2,7 @@
 
 import time
 
+import pandas as pd
 import streamlit as st
 
 from workbench.backends import BACKENDS
@@ -12,7 +13,6 @@ from workbench.ui.workspace import get_workbench
 
 STAGE_NAMES = {"retrieval": "Retrieval", "extract": "Extract", "verify": "Verify", "compose": "Compose",
                "quality_review": "Quality review", "finalize": "Finalize"}
-STATUS_ICON = {"started": "⏳", "progress": "⏳", "done": "✅", "failed": "❌", "skipped": "⏭️"}
 
 st.title("Run")
 wb = get_workbench()
@@ -67,10 +67,11 @@ elif clicked:
                 box.write(f"**Question {ev.question_index + 1} of {ev.question_total}:** "
                           f"{questions[ev.question_index] if ev.question_index < len(questions) else ''}")
         row = rows.setdefault(ev.stage, {"Stage": STAGE_NAMES.get(ev.stage, ev.stage), "Counts": ""})
-        counts = ", ".join(f"{k}: {v}" for k, v in ev.counts.items())
-        row.update({"Status": f"{STATUS_ICON.get(ev.status, '')} {ev.status}", "Counts": counts or row["Counts"],
-                    "Time (s)": f"{ev.elapsed:.2f}", "Note": ev.message})
-        table.dataframe([rows[s] for s in STAGES if s in rows], hide_index=True, width="stretch")
+        counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ev.counts.items())
+        row.update({"Status": "running" if ev.status in ("started", "progress") else ev.status,
+                    "Time (s)": f"{ev.elapsed:.2f}", "Counts": counts or row["Counts"], "Note": ev.message})
+        frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
+        table.table(frame[["Stage", "Status", "Time (s)", "Counts", "Note"]], hide_index=True)
         finished = ev.stage == "finalize" and ev.status in ("done", "failed")
         step = 1.0 if finished else (STAGES.index(ev.stage) / len(STAGES) if ev.stage in STAGES else 0.0)
         overall.progress(min((ev.question_index + step) / max(ev.question_total, 1), 1.0),
@@ -104,6 +105,9 @@ if last:
             st.caption(f"{len(run.evidence)} extracted · {verified} verified · "
                        f"{len(run.evidence) - verified} rejected · confidence: {run.answer.grounding_confidence}"
                        f" · {run_label(run).rsplit(' · ', 1)[-1]}")
+            if run.stage_timings:
+                st.caption("Stage timings: " + " · ".join(f"{STAGE_NAMES.get(k, k)} {v:.2f} s"
+                                                          for k, v in run.stage_timings.items()))
             c1, c2 = st.columns(2)
             c1.page_link(state.PAGE_ANSWER, label="Answer", icon=":material/article:",
                          query_params=state.deep_link_params(run.run_id))

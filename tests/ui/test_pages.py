@@ -148,7 +148,7 @@ def test_run_executes_the_pipeline_and_shows_every_stage_done(workspace):
     at.text_area[0].set_value("How often must audit records be reviewed?")
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception, at.exception
-    stages = at.dataframe[0].value
+    stages = at.table[0].value
     assert list(stages["Stage"]) == ["Retrieval", "Extract", "Verify", "Compose", "Quality review", "Finalize"]
     assert all("done" in s or "skipped" in s for s in stages["Status"])
     assert "How often must audit records be reviewed?" in texts(at)
@@ -187,7 +187,7 @@ def test_review_unsupported_records_reviewer_note_and_shows_history(workspace):
     [event] = wb.history(run.run_id, ev)
     assert (event.label, event.reviewer, event.note, event.verifier_verdict) == (
         "unsupported", "Dana", "quote is about processes, not users", "supported")
-    history = at.dataframe[-1].value
+    history = at.table[-1].value
     assert list(history["Reviewer"]) == ["Dana"]
     assert list(history["Change"]) == ["— → unsupported"]
     next(b for b in at.button if b.label == "Reset").click().run()

@@ -46,7 +46,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
 """
 
 _CSS = """
-.wb-answer { font: 1.05rem/1.75 "Source Sans Pro", "Source Sans 3", sans-serif; color: #1f2430; }
+.wb-answer { font: inherit; font-size: 1.05rem; line-height: 1.75; color: inherit; }
 .wb-sent.unsupported { background: rgba(255, 75, 75, .10); border-bottom: 2px dotted #d33; }
 .wb-chip { display: inline-block; margin: 0 2px; padding: 0 7px; border-radius: 10px; cursor: pointer;
   border: 1px solid #6b8fd6; background: #eef3ff; color: #1d4fb8; font: 600 .8rem/1.5 monospace; }

@@ -27,6 +27,7 @@ QP_SEEN = "query_params_seen"  # (run, evidence) last read from or written to th
 # Page scripts, for st.Page / st.switch_page / st.page_link. Absolute, so the app also runs
 # from an entry file elsewhere (the AppTest tests do that: see tests/ui/test_pages.py).
 PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
+FAVICON = Path(__file__).resolve().parent / "favicon.png"
 PAGE_DOCUMENTS = str(PAGES_DIR / "documents.py")
 PAGE_RUN = str(PAGES_DIR / "run.py")
 PAGE_REVIEW = str(PAGES_DIR / "review.py")

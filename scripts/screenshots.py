@@ -1,0 +1,98 @@
+"""Drive the app through every page in headless Chromium and write docs/img/page-<name>.png.
+
+Starts the app (the same entry as `make run`) on a free 127.0.0.1 port with a fresh workspace,
+loads the sample document, asks a question, opens the answer, clicks a citation chip, labels
+the evidence, and photographs each page on the way.
+
+    .venv/bin/python scripts/screenshots.py [--out docs/img] [--question "..."]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from workbench.ui.devserver import CHROMIUM_ARGS, AppServer  # noqa: E402
+
+QUESTION = "What is required for multifactor authentication?"
+
+
+def settle(page, ms: int = 800) -> None:
+    """Wait until Streamlit is idle (no 'Running' indicator), then a little for paint."""
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000)
+    page.wait_for_timeout(ms)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    ap.add_argument("--question", default=QUESTION)
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    data = Path(tempfile.mkdtemp(prefix="wb-shots-"))
+    with AppServer(data / "workspace", log=data / "app.log") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1050})
+        page.goto(url)
+        page.get_by_role("heading", name="Documents", exact=True).wait_for(timeout=60_000)
+        page.get_by_role("textbox", name="Reviewer name").fill("Dana Reviewer")
+        page.get_by_role("textbox", name="Reviewer name").press("Enter")
+        page.get_by_role("button", name="Load the sample document").click()
+        page.get_by_text("ingested").first.wait_for(timeout=120_000)
+        settle(page)
+        shot(page, args.out, "documents")
+
+        page.get_by_role("link", name="Run").first.click()
+        page.get_by_role("textbox", name="Question").fill(args.question)
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.get_by_text("All stages complete").wait_for(timeout=300_000)
+        settle(page)
+        shot(page, args.out, "run")
+
+        page.get_by_role("link", name="Answer").first.click()
+        settle(page, 1500)
+        shot(page, args.out, "answer")
+
+        chips = page.locator("button.wb-chip")
+        if chips.count():
+            chips.first.click()
+            page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+            settle(page, 2500)
+            page.get_by_role("button", name=re.compile(r"^Supported")).click()
+            settle(page, 2500)
+        else:
+            page.get_by_role("link", name="Review").first.click()
+            settle(page, 2500)
+        shot(page, args.out, "review")
+
+        page.get_by_role("link", name="Dashboard").first.click()
+        settle(page, 1000)
+        page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(2000)
+        shot(page, args.out, "dashboard")
+
+        page.get_by_role("link", name="Export").first.click()
+        settle(page, 1500)
+        shot(page, args.out, "export")
+        browser.close()
+
+
+def shot(page, out: Path, name: str) -> None:
+    path = out / f"page-{name}.png"
+    # Viewport, not full_page: a full-page capture resizes the page and loses the canvas grids.
+    page.screenshot(path=str(path))
+    print(path)
+
+
+if __name__ == "__main__":
+    main()
