@@ -1,0 +1,167 @@
+"""The app in real headless Chromium (Playwright on /usr/bin/chromium): what AppTest cannot
+reach — the uploader, the live run, the citation chips, the viewer's highlight boxes, reloads.
+Each test starts the app (serve.py, as `make run` does) on a free 127.0.0.1 port with its own
+WORKBENCH_DATA_DIR."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import PAGE1, PAGE2, seed_run
+from workbench.ui.devserver import CHROMIUM_ARGS, AppServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+QUESTION = "How often must audit records be reviewed?"
+QUOTE = "review and analyze system audit records weekly"
+
+# True when the element's box lies inside the viewer's scroll area and inside the window.
+IN_VIEW = """(el) => {
+  const box = el.getBoundingClientRect(), view = el.closest('.wbv-scroll').getBoundingClientRect();
+  return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom
+      && box.top >= 0 && box.bottom <= window.innerHeight;
+}"""
+PAGE_IMAGE_LOADED = "(el) => { const img = el.parentElement.querySelector('img'); return !!img && img.complete && img.naturalWidth > 0; }"
+
+
+@pytest.fixture
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def policy_pdf_path(make_pdf) -> Path:
+    return make_pdf([PAGE1, PAGE2], name="policy.pdf")
+
+
+def streamlit_idle(page, timeout: float = 120_000) -> None:
+    page.wait_for_timeout(250)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+
+
+def expect_highlight(page, evidence_id: str, page_no: int):
+    """The highlight box for this evidence on this page: present, marked as the target, in view,
+    over a loaded page image."""
+    box = page.locator(f'[data-evidence-id="{evidence_id}"][data-page="{page_no}"]').first
+    box.wait_for(state="visible", timeout=30_000)
+    assert "target" in box.get_attribute("class")
+    for check, what in ((IN_VIEW, "the highlight is not scrolled into view"),
+                        (PAGE_IMAGE_LOADED, "the page image under the highlight did not load")):
+        for _ in range(80):
+            if box.evaluate(check):
+                break
+            page.wait_for_timeout(250)
+        assert box.evaluate(check), what
+    return box
+
+
+def test_reviewer_uploads_runs_follows_a_citation_marks_it_unsupported_and_it_survives_reload(
+        tmp_path, browser, policy_pdf_path):
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url)
+        page.get_by_role("heading", name="Documents", exact=True).wait_for(timeout=60_000)
+        page.get_by_role("textbox", name="Reviewer name").fill("Dana")
+        page.get_by_role("textbox", name="Reviewer name").press("Enter")
+        streamlit_idle(page)
+
+        # Upload through the uploader, choose the source type, ingest.
+        page.locator('input[type="file"]').first.set_input_files(str(policy_pdf_path))
+        page.get_by_text("Source type of policy.pdf").wait_for(timeout=30_000)
+        streamlit_idle(page)
+        page.get_by_role("combobox", name=re.compile("Source type of policy.pdf")).click()
+        page.get_by_role("option", name="policy").click()
+        streamlit_idle(page)
+        page.get_by_role("button", name="Ingest").click()
+        page.get_by_text(re.compile(r"policy\.pdf ingested: 2 pages, source type policy")).wait_for(timeout=60_000)
+
+        # Ask a question and watch every stage complete.
+        page.get_by_role("link", name="Run").first.click()
+        page.get_by_role("textbox", name="Question").fill(QUESTION)
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.get_by_text("All stages complete").wait_for(timeout=300_000)
+        rows = page.locator('[data-testid="stTable"]').first.locator("tbody tr").all_inner_texts()
+        status = {r.split("\t")[0].strip(): r.split("\t")[1].strip() for r in rows}
+        assert status == {stage: "done" for stage in
+                          ("Retrieval", "Extract", "Verify", "Compose", "Quality review", "Finalize")}, rows
+        streamlit_idle(page)
+
+        # The answer cites the weekly-review quote; its chip opens Review on it, highlighted.
+        page.get_by_role("link", name="Answer").first.click()
+        chip = page.locator("button.wb-chip").first
+        chip.wait_for(timeout=60_000)
+        evidence_id = chip.inner_text().strip()
+        assert re.fullmatch(r"REQ-P\d{3}", evidence_id)
+        chip.click()
+        page.wait_for_url(re.compile(rf"/review\?.*evidence={evidence_id}"), timeout=60_000)
+        assert re.search(r"[?&]run=[^&]+", page.url)
+        page.get_by_role("heading", name="Review", exact=True).wait_for()
+        expect_highlight(page, evidence_id, 2)
+        assert QUOTE in page.locator('[data-testid="stMarkdownContainer"] blockquote').first.inner_text()
+
+        # Mark it Unsupported with a note.
+        page.get_by_role("textbox", name="Note").fill("weekly is about analysis, not review cadence")
+        page.get_by_role("textbox", name="Note").press("Enter")
+        streamlit_idle(page)
+        page.get_by_role("button", name=re.compile(r"^Unsupported")).click()
+        page.get_by_text(f"{evidence_id}: Unsupported (by Dana).").wait_for(timeout=30_000)
+
+        # Reload: the deep link brings back the same item, its label, its history.
+        url_before = page.url
+        page.reload()
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+        streamlit_idle(page)
+        assert page.url == url_before
+        expect_highlight(page, evidence_id, 2)
+        assert page.get_by_text(re.compile(r"Human:\s*unsupported\s*by Dana")).count() == 1
+        history = page.locator('[data-testid="stTable"]').last.inner_text()
+        assert "Dana" in history and "— → unsupported" in history
+        assert "weekly is about analysis, not review cadence" in history
+
+        # The answer's support changed with the label: no supported evidence remains.
+        page.get_by_role("link", name="Answer").first.click()
+        page.get_by_text("No authoritative evidence.").wait_for(timeout=60_000)
+        struck = page.locator("button.wb-chip.unsupported", has_text=evidence_id)
+        struck.wait_for(timeout=30_000)
+        assert page.get_by_text(re.compile(r"Weak evidence · 0 % of sentences supported")).count() == 1
+        page.close()
+
+
+def test_deep_link_opened_first_on_a_fresh_server_shows_the_evidence_highlighted(
+        tmp_path, browser, policy_pdf_path, monkeypatch):
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench()
+    doc = wb.ingest(policy_pdf_path, "policy.pdf", source_type="policy")
+    run = seed_run(wb, doc.id, run_id="run-deep-link")
+    target = run.evidence[1]
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}review?run={run.run_id}&evidence={target.requirement_id}")
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+        assert page.get_by_text("Page not found").count() == 0
+        expect_highlight(page, target.requirement_id, target.span.page)
+        # Exactly the quote's rects: one element per rect, placed where the rect is on its page.
+        boxes = page.locator(f'[data-evidence-id="{target.requirement_id}"]')
+        assert boxes.count() == len(target.span.rects)
+        width, height = 612, 792  # the test PDF's page size in points
+        for i, (pno, x0, y0, x1, y1) in enumerate(target.span.rects):
+            el = boxes.nth(i)
+            assert el.get_attribute("data-page") == str(pno)
+            got = el.evaluate("""(el) => { const p = el.parentElement.getBoundingClientRect(),
+                                                  b = el.getBoundingClientRect();
+                return [(b.left - p.left) / p.width, (b.top - p.top) / p.height,
+                        (b.right - p.left) / p.width, (b.bottom - p.top) / p.height]; }""")
+            assert got == pytest.approx([x0 / width, y0 / height, x1 / width, y1 / height], abs=0.004)
+        page.close()
+    get_settings.cache_clear()
