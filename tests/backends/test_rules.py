@@ -72,11 +72,20 @@ def test_numbered_imperative_requirements_of_standards_are_extracted(backend):
     ctx, got = extract(backend, [
         "3.1.12 Monitor and control remote access sessions.",
         "Control of remote sessions is discussed in the next section of this chapter.",
-        "Limit system access to authorized users, processes acting on behalf of authorized users, and devices.",
+        "3.1.1 Limit system access to authorized users, processes acting on behalf of authorized users, and devices.",
         "Remote access methods include, for example, dial-up, broadband, and wireless connections.",
+        "Ensure that all visitors sign the register before they enter the building.",
+        "Audit logs are reviewed and analyzed as often as needed to provide important information.",
     ])
-    assert [c.exact_quote for c in got] == [ctx.spans[0][2], ctx.spans[2][2]]
+    assert [c.exact_quote for c in got] == [ctx.spans[0][2], ctx.spans[2][2], ctx.spans[4][2]]
     assert all(c.extraction_confidence == "medium" for c in got)
+
+
+def test_adjectives_like_mandatory_or_required_alone_give_low_confidence_only():
+    t = "Usage guidance for mobile devices includes implementation of mandatory protective software on each device."
+    assert [c for *_, c in extract_from_text(t, 0, None, 10, 40)] == ["low"]
+    t = "The number of changed characters refers to the number of changes required in the current password."
+    assert extract_from_text(t, 0, None, 10, 40) == []
 
 
 def test_a_short_fragment_without_a_full_stop_is_not_quoted():

@@ -30,12 +30,12 @@ def _wordset(text: str) -> frozenset[str]:
 _STRONG = re.compile(
     r"\b(?:must(?:\s+not)?|shall(?:\s+not)?|(?:is|are|be|been|being)\s+(?:not\s+)?required\s+to|"
     r"(?:is|are|be)\s+(?:strictly\s+)?prohibited|prohibited\s+from|prohibits?|(?:is|are)\s+forbidden|"
-    r"mandated|mandates?|mandatory|may\s+not|(?:is|are)\s+responsible\s+for|(?:is|are)\s+obligated\s+to|"
+    r"mandated|mandates|may\s+not|(?:is|are)\s+responsible\s+for|(?:is|are)\s+obligated\s+to|"
     r"(?:is|are)\s+obliged\s+to|requires?\s+(?:that|\w+(?:\s+\w+){0,3}\s+to)|(?:is|are)\s+not\s+permitted|"
     r"will\s+ensure|has\s+to|have\s+to|(?:is|are)\s+to\s+be)\b",
     re.IGNORECASE,
 )
-_WEAK = re.compile(r"\b(?:required|requires|obligations?)\b", re.IGNORECASE)
+_WEAK = re.compile(r"\b(?:(?:is|are|be|been)\s+(?:\w+\s+)?required|requires|mandatory)\b", re.IGNORECASE)
 
 # Imperative requirement statements as standards write them ("3.1.12 Monitor and control remote
 # access sessions."): a leading identifier, then a base-form verb.
@@ -58,7 +58,10 @@ _NOT_AFTER_VERB = _wordset("""
 is are was were be has have had can could may might will would should shall must of 's includes include
 consists consist refers refer means mean involves involve focuses focus addresses address
 """)
-_LEADING_ID = re.compile(r"^\s*(?:(?:\(?[0-9]+(?:\.[0-9]+)*[.)]?|\(?[a-zA-Z]\)|\(?[ivxlc]{1,5}\)|[a-z]\.|[•▪◦\-–*])\s+)*")
+_AFTER_BARE_IMPERATIVE = _wordset("""
+the a an all each every any no only that this these those your their its not both either appropriate
+""")
+_LEADING_ID = re.compile(r"^\s*(?:(?:\(?[0-9]+(?:\.[0-9]+)*[.)]?|\(?[a-zA-Z]\)|\(?[ivxlc]{1,5}\)|[a-z]\.|[•▪◦+\-–*])\s+)*")
 _CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+")
 _TRAIL = re.compile(r"(?:[\s,;:(\u2014\u2013-]+|\s+(?:and/or|and|or))+$")
 _STOP = _wordset("""
@@ -91,6 +94,10 @@ def _imperative_at(text: str) -> int | None:
         return None
     first, second = words[0].lower(), words[1].lower()
     if first not in _IMPERATIVE_VERBS or second in _NOT_AFTER_VERB:
+        return None
+    # Without a list identifier many of these verbs are nouns ("Audit logs are reviewed…"):
+    # then the verb must be followed by a determiner, as in "Ensure that all visitors sign in."
+    if pos == 0 and second not in _AFTER_BARE_IMPERATIVE:
         return None
     if first == "do" and second != "not":
         return None
