@@ -240,3 +240,13 @@ def test_list_bullets_are_not_part_of_the_quote():
     t = "+ The organization shall issue PIV credentials only through systems whose reliability has been established."
     (s, e, conf), = extract_from_text(t, 7, None, 10, 40)
     assert t[s - 7:e - 7] == t[2:] and conf == "high"
+
+
+def test_footnote_markers_are_dropped_from_statements_and_low_confidence_quotes_wait():
+    clear = ev("REQ-S001", "3.1.19 Encrypt CUI on mobile devices and mobile computing platforms.23", 10)
+    weak = ev("REQ-S002", "Guidance includes implementation of mandatory protective software on devices.", 90)
+    weak.extraction_confidence = "low"
+    draft = compose_from_quotes([weak, clear])
+    assert draft.final_answer == "3.1.19 Encrypt CUI on mobile devices and mobile computing platforms [REQ-S001]."
+    assert draft.unused_requirements == ["REQ-S002"]
+    assert cited_ids(compose_from_quotes([weak]).final_answer) == ["REQ-S002"]  # better a weak quote than none

@@ -218,9 +218,13 @@ _NEGATIVE = re.compile(r"\b(?:must\s+not|shall\s+not|may\s+not|prohibit\w*|forbi
 MAX_STATEMENTS = 8
 
 
+_FOOTNOTE_TAIL = re.compile(r"(?<=[.)])\d{1,3}(?:\s+\d{1,3})*$")  # "platforms.23", "accounts.24 25"
+
+
 def statement(quote: str) -> str:
     """A quote as an answer sentence body: whitespace collapsed, closing punctuation dropped."""
-    s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(quote.split())).rstrip(" .;:,")
+    s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(quote.split()))
+    s = _FOOTNOTE_TAIL.sub("", s).rstrip(" .;:,")
     return s[:1].upper() + s[1:] if s[:1].islower() else s
 
 
@@ -239,10 +243,13 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     choosing, then in document order for reading. Quotes with the same words (the same requirement
     quoted twice, e.g. in the body and an appendix) become one sentence
     citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
-    presented together in one sentence citing both. Speculative quotes, and quotes that would
-    read as more than one sentence (so a citation could not cover them all), are left out."""
+    presented together in one sentence citing both. Speculative quotes, quotes that would read
+    as more than one sentence (so a citation could not cover them all), and low-confidence
+    extractions when clearer ones exist are left out (listed unused)."""
     usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)
               and len(split_sentences(statement(e.exact_quote) + " [X].")) == 1]  # one quote, one sentence
+    if any(e.extraction_confidence != "low" for e in usable):  # the clear requirements speak; weak ones wait
+        usable = [e for e in usable if e.extraction_confidence != "low"]
     groups: list[list[Evidence]] = []
     for e in usable:
         for g in groups:
