@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 MAX_HITS = 50  # occurrences examined when looking for one on word boundaries
 MAX_PIECES = 80  # whole-line pieces a reordered quote may consist of
-FIRST_PIECE_TRIES = 200
+FIRST_PIECE_TRIES = 200  # occurrences of the quote's opening looked at
+FIRST_PIECES_FOLLOWED = 12  # of those, the longest ones followed up line by line
 
 
 class Matcher:
@@ -38,13 +39,20 @@ class Matcher:
     def stripped(self) -> tuple[str, array]:
         """The key stream without furniture lines."""
         if self._stripped is None:
-            doc = self.doc
-            skip = bytearray(len(doc.text))
-            for li in doc.furniture:
-                ln = doc.lines[li]
-                skip[ln.start:ln.end] = b"\x01" * (ln.end - ln.start)
-            keep = [i for i, o in enumerate(self.offs) if not skip[o]]
-            self._stripped = ("".join(self.keys[i] for i in keep), array("i", (self.offs[i] for i in keep)))
+            doc, offs = self.doc, self.offs
+            cuts = sorted((bisect.bisect_left(offs, doc.lines[i].start), bisect.bisect_left(offs, doc.lines[i].end))
+                          for i in doc.furniture)
+            keys: list[str] = []
+            kept = array("i")
+            pos = 0
+            for a, b in cuts:  # keep the key positions between furniture lines
+                if a > pos:
+                    keys.append(self.keys[pos:a])
+                    kept.extend(offs[pos:a])
+                pos = max(pos, b)
+            keys.append(self.keys[pos:])
+            kept.extend(offs[pos:])
+            self._stripped = ("".join(keys), kept)
         return self._stripped
 
     @property
@@ -143,16 +151,17 @@ class Matcher:
         if not lo:
             return None
         probe = q[:min(lo, 12)]
+        starts: list[tuple[int, int]] = []
         pos = keys.find(probe)
-        tries = 0
-        while pos >= 0 and tries < FIRST_PIECE_TRIES:
-            tries += 1
+        while pos >= 0 and len(starts) < FIRST_PIECE_TRIES:
             n = self._cut(pos, self._extend(pos, q), q)
             if n:
-                rest = self._continue(q[n:], pos + n, [(pos, pos + n)])
-                if rest is not None:
-                    return rest
+                starts.append((n, pos))
             pos = keys.find(probe, pos + 1)
+        for n, pos in sorted(starts, key=lambda t: -t[0])[:FIRST_PIECES_FOLLOWED]:  # longest first
+            rest = self._continue(q[n:], pos + n, [(pos, pos + n)])
+            if rest is not None:
+                return rest
         return None
 
     def _continue(self, r: str, after: int, pieces: list[tuple[int, int]]) -> list[tuple[int, int]] | None:

@@ -26,7 +26,8 @@ def key(text: str) -> str:
     """The key of a quote: what must appear, contiguously, in the document's key stream."""
     if text.isascii():
         return "".join(c for c in text.lower() if c.isalnum())
-    return "".join(char_key(c) for c in text)
+    get = _cache.get
+    return "".join(get(c) or char_key(c) for c in text)
 
 
 def key_stream(text: str) -> tuple[str, array]:
