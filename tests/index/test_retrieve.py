@@ -182,3 +182,13 @@ def test_embed_texts_reuses_vectors_of_segments_already_indexed(settings):
     assert counting.texts_embedded == before + 1
     fresh = Embedder(threads=1, batch_size=8).embed(texts + ["A sentence that is in no document."])
     assert (vecs * fresh).sum(axis=1) == pytest.approx([1.0] * 4, abs=1e-4)
+
+
+def test_segment_index_is_built_once_and_reloaded_from_disk(settings, embedder):
+    doc = _doc()
+    first = Retriever(settings, embedder).search_segments("Old passwords cannot be used again.", doc, top_k=3)
+    assert (settings.data_dir / "index" / doc.document.id / "segments.npy").is_file()
+    fresh = Embedder(threads=1, batch_size=8)
+    again = Retriever(settings, fresh).search_segments("Old passwords cannot be used again.", doc, top_k=3)
+    assert fresh.texts_embedded == 1
+    assert [(s.start, s.end) for s, _ in again] == [(s.start, s.end) for s, _ in first]

@@ -45,9 +45,10 @@ def tokenize(text: str) -> list[str]:
 class BM25:
     """Okapi BM25 (k1, b) over a fixed list of texts; `scores(query)` gives one score per text."""
 
-    def __init__(self, texts: list[str], k1: float = 1.2, b: float = 0.75):
+    def __init__(self, texts: list[str], k1: float = 1.2, b: float = 0.75, tokens: list[list[str]] | None = None):
+        """`tokens`, when given, are tokenize(text) for each text, computed earlier."""
         self.k1, self.b = k1, b
-        docs = [tokenize(t) for t in texts]
+        docs = tokens if tokens is not None else [tokenize(t) for t in texts]
         self.n = len(docs)
         self.lengths = np.array([len(d) for d in docs], dtype=np.float32)
         self.avgdl = float(self.lengths.mean()) if self.n and self.lengths.sum() else 1.0

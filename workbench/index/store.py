@@ -2,12 +2,13 @@
 
 - chunks: a llama-index VectorStoreIndex over FaissVectorStore(IndexFlatIP(384)); nodes carry
   the chunk's offsets, page and heading as metadata (persisted in `llama/`).
-- segments: the document's segments (and windows of adjacent ones) for claim checking, a plain
-  FAISS IndexFlatIP in `segments.faiss`, built on first use only (most questions never need it).
-- lexical: BM25 is rebuilt in memory from the persisted texts (milliseconds), never stored.
+- segments: the document's segments (and windows of adjacent ones) for claim checking: unit
+  vectors in `segments.npy` (exhaustive inner product, as IndexFlatIP would do), built on first
+  use only (most questions never need it).
+- lexical: BM25 tokens are persisted next to the vectors; the BM25 table is rebuilt in memory.
 
-Queries read the FAISS files directly (faiss imports in 0.3 s, llama-index in 2+ s), so a warm
-question in a fresh process does not pay for llama-index. `meta.json` records the text hash and
+Queries read `vectors.npy` (the FAISS index's rows in chunk order), so a warm question in a
+fresh process pays neither for llama-index (2+ s to import) nor faiss. `meta.json` records the text hash and
 settings the index was built for; a mismatch (new parser, other chunk size) rebuilds it."""
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ import numpy as np
 from workbench.backends.base import Chunk
 from workbench.index.chunking import Piece, chunk_pieces, segment_pieces, to_chunks
 from workbench.index.embed import DIM, MODEL_ID, Embedder, get_embedder
-from workbench.index.lexical import BM25
+from workbench.index.lexical import BM25, tokenize
 from workbench.models import sha256_text
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # bump when the files or the BM25 tokenizer change
 SEGMENT_WINDOW = 2  # segments plus runs of 2 adjacent segments
 # Segment units range from one clause to two sentences; full length normalisation (b=0.75) made
 # BM25 shun the two-sentence windows. On ContractNLI dev (31 NDAs) b=0.3 lifted the hybrid's own
@@ -52,12 +53,13 @@ class Units:
     texts: list[str]
     vectors: np.ndarray  # (n, 384) float32, unit rows
     bm25_b: float = SEGMENT_BM25_B  # BM25 length normalisation; chunks pass CHUNK_BM25_B
+    tokens: list[list[str]] | None = field(default=None, repr=False)  # BM25 tokens, when persisted
     _bm25: BM25 | None = field(default=None, repr=False)
 
     @property
     def bm25(self) -> BM25:
         if self._bm25 is None:
-            self._bm25 = BM25(self.texts, b=self.bm25_b)
+            self._bm25 = BM25(self.texts, b=self.bm25_b, tokens=self.tokens)
         return self._bm25
 
 
@@ -136,6 +138,14 @@ class DocumentIndex:
             order = [index.index_struct.nodes_dict[str(i)] for i in range(len(nodes))]
             (tmp / "chunks.json").write_text(json.dumps([c.model_dump() for c in chunks]))
             (tmp / "faiss_order.json").write_text(json.dumps(order))
+            # The same vectors in chunk order and the BM25 tokens, so a warm query needs
+            # neither faiss nor the stemmer's corpus pass (both cost seconds on a busy machine).
+            fx = store.client
+            rows = fx.reconstruct_n(0, fx.ntotal) if fx.ntotal else np.zeros((0, DIM), np.float32)
+            pos = {cid: i for i, cid in enumerate(order)}
+            np.save(tmp / "vectors.npy", np.asarray([rows[pos[c.chunk_id]] for c in chunks], np.float32).reshape(-1, DIM))
+            texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
+            (tmp / "tokens.json").write_text(json.dumps([tokenize(t) for t in texts]))
             meta = {
                 "format": FORMAT_VERSION,
                 "model": MODEL_ID,
@@ -164,18 +174,13 @@ class DocumentIndex:
             shutil.rmtree(old, ignore_errors=True)
 
     def _load_chunks(self) -> None:
-        import faiss
-
         chunks = [Chunk(**c) for c in json.loads((self.dir / "chunks.json").read_text())]
-        order = json.loads((self.dir / "faiss_order.json").read_text())
-        fx = faiss.read_index(str(self.dir / "llama" / "default__vector_store.json"))
-        rows = fx.reconstruct_n(0, fx.ntotal) if fx.ntotal else np.zeros((0, DIM), np.float32)
-        pos = {cid: i for i, cid in enumerate(order)}
-        vectors = np.stack([rows[pos[c.chunk_id]] for c in chunks]) if chunks else rows
-        pieces = [Piece(c.start, c.end, c.page, c.section_heading, i, i) for i, c in enumerate(chunks)]
+        vectors = np.load(self.dir / "vectors.npy")
+        tokens = json.loads((self.dir / "tokens.json").read_text())
+        pieces = [Piece(c.start, c.end, c.page, c.section_heading, i, i, "chunk") for i, c in enumerate(chunks)]
         texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
         self._chunks = chunks
-        self._chunk_units = Units(pieces, texts, np.ascontiguousarray(vectors, dtype=np.float32), CHUNK_BM25_B)
+        self._chunk_units = Units(pieces, texts, np.ascontiguousarray(vectors, dtype=np.float32), CHUNK_BM25_B, tokens)
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -213,31 +218,27 @@ class DocumentIndex:
             return self._segment_units
 
     def _load_or_build_segments(self) -> Units:
-        import faiss
-
         pieces = segment_pieces(self.doc, window=SEGMENT_WINDOW)
         texts = [self.doc.text[p.start : p.end] for p in pieces]
-        path, spans_path = self.dir / "segments.faiss", self.dir / "segments.json"
         spans = [[p.start, p.end] for p in pieces]
-        if path.exists() and spans_path.exists():
-            try:
-                if json.loads(spans_path.read_text()) == spans:
-                    fx = faiss.read_index(str(path))
-                    if fx.ntotal == len(pieces):
-                        vecs = fx.reconstruct_n(0, fx.ntotal) if fx.ntotal else np.zeros((0, DIM), np.float32)
-                        return Units(pieces, texts, vecs)
-            except (OSError, ValueError, RuntimeError):
-                pass
+        vec_path, spans_path, tok_path = self.dir / "segments.npy", self.dir / "segments.json", self.dir / "segments_tokens.json"
+        try:
+            if json.loads(spans_path.read_text()) == spans:
+                vecs = np.load(vec_path)
+                tokens = json.loads(tok_path.read_text())
+                if len(vecs) == len(tokens) == len(pieces):
+                    return Units(pieces, texts, vecs, tokens=tokens)
+        except (OSError, ValueError):
+            pass
         vecs = self.embedder.embed(texts)
-        fx = faiss.IndexFlatIP(DIM)
-        if len(vecs):
-            fx.add(vecs)
-        fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".faiss")
-        os.close(fd)
-        faiss.write_index(fx, tmp)
-        os.replace(tmp, path)
-        spans_path.write_text(json.dumps(spans))
-        return Units(pieces, texts, vecs)
+        tokens = [tokenize(t) for t in texts]
+        for path, write in ((vec_path, lambda f: np.save(f, vecs)), (tok_path, lambda f: f.write(json.dumps(tokens).encode())),
+                            (spans_path, lambda f: f.write(json.dumps(spans).encode()))):
+            fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".part")
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+            os.replace(tmp, path)  # spans last: they say the other two are complete
+        return Units(pieces, texts, vecs, tokens=tokens)
 
 
 class IndexStore:
