@@ -72,3 +72,20 @@ def test_rotated_side_text_is_neither_heading_nor_repeated_segment(corpus: Path)
     assert "available free of charge" in doc.text  # kept in the text, skipped as page furniture
     assert not any("available free of charge" in h.text for h in doc.headings())
     assert sum("available free of charge" in s.text for s in doc.segments()) <= 3  # it stands beside nearly every page
+
+
+def test_same_size_title_case_headings_of_a_three_column_rule(corpus: Path):
+    doc = open_pdf(corpus / "pdfs/regulatory/fedreg-2020-17221_FAA-AD-Boeing737MAX-NPRM.pdf")
+    titles = [h.text for h in doc.headings()]
+    for expected in ("Background", "Proposed Design Changes", "Emergency Order of Prohibition", "Costs of Compliance"):
+        assert expected in titles
+    start = next(h.start for h in doc.headings() if h.text == "Emergency Order of Prohibition")
+    after = next(s for s in doc.segments() if s.start > start)
+    assert after.kind == "sentence" and after.text.startswith("On March 13, 2019")
+    assert after.heading == "Emergency Order of Prohibition"
+
+
+def test_article_label_and_title_on_separate_blocks_make_one_heading(corpus: Path):
+    pdf = next((corpus / "cuad" / "pdf").glob("AimmuneTherapeuticsInc_20200205*"))
+    heads = [h.heading for h in open_pdf(pdf).headings()]
+    assert "ARTICLE 2 LICENSES" in heads and "2.4 Restrictive Covenants." in heads

@@ -22,6 +22,8 @@ _ABBREV = re.compile(
     r"(?:\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Inc|Ltd|Co|Corp|No|Nos|Sec|Secs|Art|Fig|Figs|Vol|pp|Jr|Sr|St|U\.S|e\.g|i\.e|etc|vs|cf|al|approx|Dept|Reg|para|Para)\.)$"
 )
 MAX_HEADING_WORDS = 14
+# A bare label whose title follows on the next line or block: "ARTICLE 2" / "LICENSES".
+_LABEL = re.compile(r"^(?:article|section|part|chapter|schedule|exhibit|appendix|annex)\s+[0-9ivxlcdm.]+\s*$", re.I)
 # A numbered run-in heading: "2.4 Restrictive Covenants." / "Section 5. Term." — short, title case.
 _RUN_IN = re.compile(
     r"^(?:(?:section|article)\s+)?[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?\s+"
@@ -30,7 +32,15 @@ _RUN_IN = re.compile(
 )
 
 
-def _is_heading(text: str, height: float, body: float, prev_ends: bool) -> bool:
+_SMALL = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "under"}
+
+
+def _title_case(words: list[str]) -> bool:
+    big = [w for w in words if w[0].isalpha() and w.lower() not in _SMALL]
+    return bool(big) and all(w[0].isupper() for w in big) and words[0][0].isupper()
+
+
+def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: bool = False) -> bool:
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or len(text) > 120 or not prev_ends:
         return False
@@ -45,9 +55,11 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool) -> bool:
         return False
     if height >= body * 1.18:
         return True
+    if alone and len(words) <= 10 and text.rstrip()[-1] not in ".,;:" and _title_case(words):
+        return True  # a short Title Case line standing as its own block ("Emergency Order of Prohibition")
     if len(letters) >= 4 and upper >= 0.8:
         return True
-    if _NUMBERED.match(text):
+    if _NUMBERED.match(text) and height >= body * 0.95:  # smaller print: a numbered footnote
         rest = [w for w in words[1:] if w[0].isalpha()]
         titled = sum(w[0].isupper() for w in rest) >= 0.6 * len(rest) if rest else True
         return titled
@@ -100,6 +112,9 @@ def segment(doc: ParsedDocument) -> list[Segment]:
     body_end = 0
     prev_key: tuple[int, int] | None = None
     prev_ends = True
+    block_lines: dict[tuple[int, int], int] = {}
+    for ln in doc.lines:
+        block_lines[(ln.page, ln.block)] = block_lines.get((ln.page, ln.block), 0) + 1
     for i, ln in enumerate(doc.lines):
         if i in furniture:
             continue
@@ -113,12 +128,15 @@ def segment(doc: ParsedDocument) -> list[Segment]:
         ws = doc.words[ln.first_word:ln.last_word]
         width = max(w.x1 for w in ws) - min(w.x0 for w in ws)
         vertical = ln.y1 - ln.y0 > 2 * width  # side text rotated 90°: tall boxes, not a big font
-        if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends):
+        alone = block_lines[blk] == 1
+        if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends, alone):
             flush(body_start, body_end)
             body_start = None
-            if out and out[-1].kind == "heading" and out[-1].end + 1 == ln.start and out[-1].page == ln.page:
+            prev_h = out[-1] if out and out[-1].kind == "heading" else None
+            if (prev_h is not None and prev_h.page == ln.page and not text[prev_h.end:ln.start].strip()
+                    and (prev_h.end + 1 == ln.start or _LABEL.match(prev_h.text))):
                 prev = out.pop()  # a heading wrapped over two lines ("ARTICLE 1" / "DEFINITIONS")
-                heading = text[prev.start:ln.end].replace("\n", " ")
+                heading = " ".join(text[prev.start:ln.end].split())
                 out.append(Segment(prev.start, ln.end, prev.page, text[prev.start:ln.end], heading, "heading"))
             else:
                 heading = lt.strip()
