@@ -49,9 +49,8 @@ def streamlit_idle(page, timeout: float = 120_000) -> None:
 def expect_highlight(page, evidence_id: str, page_no: int):
     """The highlight box for this evidence on this page: present, marked as the target, in view,
     over a loaded page image."""
-    box = page.locator(f'[data-evidence-id="{evidence_id}"][data-page="{page_no}"]').first
+    box = page.locator(f'.wbv-hl.target[data-evidence-id="{evidence_id}"][data-page="{page_no}"]').first
     box.wait_for(state="visible", timeout=30_000)
-    assert "target" in box.get_attribute("class")
     for check, what in ((IN_VIEW, "the highlight is not scrolled into view"),
                         (PAGE_IMAGE_LOADED, "the page image under the highlight did not load")):
         for _ in range(80):
@@ -163,5 +162,35 @@ def test_deep_link_opened_first_on_a_fresh_server_shows_the_evidence_highlighted
                 return [(b.left - p.left) / p.width, (b.top - p.top) / p.height,
                         (b.right - p.left) / p.width, (b.bottom - p.top) / p.height]; }""")
             assert got == pytest.approx([x0 / width, y0 / height, x1 / width, y1 / height], abs=0.004)
+        page.close()
+    get_settings.cache_clear()
+
+
+def test_grid_row_click_and_keyboard_shortcuts_move_the_highlight(tmp_path, browser, policy_pdf_path, monkeypatch):
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench()
+    doc = wb.ingest(policy_pdf_path, "policy.pdf", source_type="policy")
+    run = seed_run(wb, doc.id, run_id="run-keys")
+    first, second, third = (e.requirement_id for e in run.evidence)
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}review?run={run.run_id}&evidence={first}")
+        expect_highlight(page, first, 1)
+
+        grid = page.frame_locator("iframe[title*='aggrid' i]")
+        grid.locator(".ag-row", has_text=second).first.click()
+        expect_highlight(page, second, 2)
+        page.wait_for_url(re.compile(rf"evidence={second}"), timeout=30_000)
+
+        page.get_by_role("heading", name="Review", exact=True).click()  # focus out of the grid's iframe
+        page.keyboard.press("j")
+        expect_highlight(page, third, 2)
+        page.wait_for_url(re.compile(rf"evidence={third}"), timeout=30_000)
+        page.keyboard.press("k")
+        expect_highlight(page, second, 2)
         page.close()
     get_settings.cache_clear()
