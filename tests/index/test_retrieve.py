@@ -192,3 +192,23 @@ def test_segment_index_is_built_once_and_reloaded_from_disk(settings, embedder):
     again = Retriever(settings, fresh).search_segments("Old passwords cannot be used again.", doc, top_k=3)
     assert fresh.texts_embedded == 1
     assert [(s.start, s.end) for s, _ in again] == [(s.start, s.end) for s, _ in first]
+
+
+def test_a_document_without_text_indexes_to_nothing_without_error(settings, embedder):
+    empty = FakeDoc([[], []])
+    r = Retriever(settings, embedder)
+    assert r.retrieve("anything at all", [empty], top_k=3) == []
+    assert r.search_segments("anything at all", empty, top_k=3) == []
+    assert r.retrieve("passwords", [empty, _doc()], top_k=1)[0].document_id != empty.document.id
+
+
+def test_importing_the_index_package_does_not_load_llama_index_or_onnxruntime():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, workbench.index.retrieve, workbench.index.embed; "
+        "print(any(m.startswith(('llama_index', 'onnxruntime', 'faiss')) for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
