@@ -128,8 +128,12 @@ class ParsedDocument:
 
     def heading_at(self, offset: int) -> str | None:
         """The nearest heading starting at or before offset."""
-        hs = self.headings()
-        i = bisect.bisect_right([h.start for h in hs], offset) - 1
+        cached = self.__dict__.get("_heading_index")
+        if cached is None:
+            hs = self.headings()
+            cached = self.__dict__["_heading_index"] = (hs, [h.start for h in hs])
+        hs, starts = cached
+        i = bisect.bisect_right(starts, offset) - 1
         return hs[i].text if i >= 0 else None
 
     # --- spans and anchoring ----------------------------------------------------------------
@@ -250,8 +254,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                         pos += len(LINE_SEP)
                     first = len(words)
                     line_start = pos
-                    y0 = y1 = line[0][1]
-                    y1 = line[0][3]
+                    y0, y1 = line[0][1], line[0][3]
                     for rw in line:
                         t = rw[4]
                         end = pos + len(t)
