@@ -157,3 +157,11 @@ def test_two_column_paper_with_ligatures_and_split_diaeresis(corpus: Path):
     assert span is not None and span.pages == [2]
     assert "na¨ıve" in span.text and "ﬁrst" in span.text  # the document's own glyphs
     assert span.rects[0][1] > 280 and span.rects[1][1] < 60  # ends one column's line, starts the next
+
+
+def test_repeated_quote_gives_first_occurrence_or_the_one_near_an_offset(make_pdf):
+    doc = open_pdf(make_pdf(["Notices must be in writing. " + LOREM, LOREM + " Notices must be in writing."]))
+    first = doc.locate("notices must be in writing")
+    assert first is not None and first.page == 1
+    later = doc.locate("notices must be in writing", near=len(doc.text))
+    assert later is not None and later.page == 2 and later.start > first.start

@@ -66,10 +66,12 @@ class Matcher:
         return self._line_keys
 
     # --- exact search -----------------------------------------------------------------------
-    def _find(self, keys: str, offs: array, q: str) -> tuple[int, int] | None:
-        """First occurrence on word boundaries (else the first at all) as doc.text [start, end)."""
+    def _find(self, keys: str, offs: array, q: str, near: int | None = None) -> tuple[int, int] | None:
+        """An occurrence as doc.text [start, end): on word boundaries if any is (else the first),
+        the first such one, or with `near` the one starting closest to that offset."""
         text = self.doc.text
         first = None
+        best: tuple[int, int] | None = None
         pos = keys.find(q)
         hits = 0
         while pos >= 0 and hits < MAX_HITS:
@@ -77,10 +79,13 @@ class Matcher:
             if first is None:
                 first = (start, end)
             if (start == 0 or not text[start - 1].isalnum()) and (end >= len(text) or not text[end].isalnum()):
-                return start, end
+                if near is None:
+                    return start, end
+                if best is None or abs(start - near) < abs(best[0] - near):
+                    best = (start, end)
             hits += 1
             pos = keys.find(q, pos + 1)
-        return first
+        return best or first
 
     def _without_furniture(self, start: int, end: int) -> list[tuple[int, int]]:
         doc = self.doc
@@ -96,16 +101,16 @@ class Matcher:
             parts.append((pos, end))
         return parts
 
-    def locate(self, quote: str) -> Span | None:
+    def locate(self, quote: str, near: int | None = None) -> Span | None:
         q = key(quote)
         if not q:
             return None
-        hit = self._find(self.keys, self.offs, q)
+        hit = self._find(self.keys, self.offs, q, near)
         if hit:
             return self.doc.span(*hit)
         if self.doc.furniture:
             keys, offs = self.stripped
-            hit = self._find(keys, offs, q)
+            hit = self._find(keys, offs, q, near)
             if hit:
                 return self.doc.span(*hit, parts=self._without_furniture(*hit))
         pieces = self._pieces(q)

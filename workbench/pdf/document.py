@@ -207,9 +207,11 @@ class ParsedDocument:
             self._matcher = anchor.Matcher(self)
         return self._matcher
 
-    def locate(self, quote: str) -> Span | None:
-        """The quote's exact (normalised) occurrence, or None. Never a fuzzy guess."""
-        return self.matcher.locate(quote)
+    def locate(self, quote: str, *, near: int | None = None) -> Span | None:
+        """The quote's exact (normalised) occurrence, or None. Never a fuzzy guess. A quote that
+        occurs more than once gives its first occurrence, or with `near` (a text offset, e.g. the
+        chunk the quote was drawn from) the occurrence closest to it."""
+        return self.matcher.locate(quote, near)
 
     def closest(self, quote: str) -> ClosestMatch | None:
         """The best fuzzy candidate, flagged with its similarity (0..1); not an anchor."""
