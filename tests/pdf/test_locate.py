@@ -165,3 +165,25 @@ def test_repeated_quote_gives_first_occurrence_or_the_one_near_an_offset(make_pd
     assert first is not None and first.page == 1
     later = doc.locate("notices must be in writing", near=len(doc.text))
     assert later is not None and later.page == 2 and later.start > first.start
+
+
+def _cuad_pieces(corpus: Path, prefix: str) -> tuple[Path, list[str]]:
+    import ast
+    import csv
+
+    csv.field_size_limit(10**9)
+    with open(corpus / "cuad/master_clauses_subset.csv", newline="", encoding="utf-8") as fh:
+        row = next(r for r in csv.DictReader(fh) if r["Filename"].startswith(prefix))
+    pieces = [" ".join(p.split()) for col, v in row.items() if col != "Filename" and "Answer" not in col
+              and v.startswith("[") for c in ast.literal_eval(v) for p in c.split("<omitted>") if len(p.split()) >= 3]
+    return next((corpus / "cuad/pdf").glob(prefix + "*")), list(dict.fromkeys(pieces))
+
+
+@pytest.mark.parametrize("prefix", ["AimmuneTherapeuticsInc", "ADAMSGOLFINC", "ASIANDRAGONGROUPINC"])
+def test_every_cuad_clause_piece_of_hard_contracts_is_found(corpus: Path, prefix: str):
+    """Footers inside clauses, margin labels between lines, a price table read row by row."""
+    pdf, pieces = _cuad_pieces(corpus, prefix)
+    doc = open_pdf(pdf)
+    assert pieces
+    missing = [q[:60] for q in pieces if doc.locate(q) is None]
+    assert missing == []
