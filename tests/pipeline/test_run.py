@@ -207,3 +207,12 @@ def test_a_draft_that_only_forgets_to_list_unused_ids_is_not_revised(policy, set
     assert not coverage.passed
     verified = {v.requirement_id for v in run.verifications if v.verified}
     assert set(run.answer.unused_requirements) == verified - set(ID_RE.findall(run.answer.final_answer))
+
+
+def test_no_evidence_names_pages_without_a_text_layer_as_missing(make_pdf, settings):
+    doc = open_pdf(make_pdf([POLICY[0], ""], name="half-scanned.pdf"))
+    assert doc.document.pages_without_text == [2]
+    run = ask(OFF_TOPIC_Q, [doc], settings)
+    assert run.answer.result == NO_AUTHORITATIVE_EVIDENCE
+    assert any("half-scanned.pdf" in m and "without a text layer" in m and m.endswith("again.")
+               for m in run.answer.missing_evidence)

@@ -201,7 +201,7 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
         answer.result = NO_AUTHORITATIVE_EVIDENCE
         why = ", ".join(f"{n} {k}" for k, n in rejected.most_common()) or "nothing extracted"
         answer.message = f"{NO_EVIDENCE_MESSAGE} {len(evidence)} requirement(s) extracted, none verified ({why})."
-        answer.missing_evidence = [f"Specific statute or policy addressing: {question}"]
+        answer.missing_evidence = [f"Specific statute or policy addressing: {question}"] + _unsearchable(docs)
         answer.grounding_confidence = "insufficient"
     run.answer = answer
     run.usage = {stage: u.model_dump() for stage, u in (backend.usage() or {}).items()}
@@ -209,6 +209,18 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
               answer.result or answer.grounding_confidence)
     run.stage_timings = dict(clock.timings)
     return run
+
+
+def _unsearchable(docs: list[Any]) -> list[str]:
+    """Pages that could not be searched (no text layer): evidence may be there, unread."""
+    out = []
+    for d in docs:
+        pages = d.document.pages_without_text
+        if pages:
+            shown = ", ".join(map(str, pages[:10])) + (" …" if len(pages) > 10 else "")
+            out.append(f"{d.document.filename}: {len(pages)} page(s) without a text layer (scanned?) could not be "
+                       f"searched: {shown}. Run OCR on the PDF and ingest it again.")
+    return out
 
 
 def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int) -> Answer:
