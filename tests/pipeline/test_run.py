@@ -216,3 +216,12 @@ def test_no_evidence_names_pages_without_a_text_layer_as_missing(make_pdf, setti
     assert run.answer.result == NO_AUTHORITATIVE_EVIDENCE
     assert any("half-scanned.pdf" in m and "without a text layer" in m and m.endswith("again.")
                for m in run.answer.missing_evidence)
+
+
+def test_usage_is_recorded_per_run_not_accumulated_across_questions(policy, settings):
+    backend = RulesBackend(settings)
+    first = ask(REMOTE_Q, [policy], settings, backend=backend)
+    second = ask(REMOTE_Q, [policy], settings, backend=backend)
+    assert first.usage["extract"]["calls"] == second.usage["extract"]["calls"] == 1
+    assert second.usage["verify"]["calls"] == 1
+    assert backend.usage()["extract"].calls == 2

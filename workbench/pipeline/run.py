@@ -7,7 +7,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
-from workbench.backends.base import Draft
+from workbench.backends.base import Draft, StageUsage
 from workbench.config import Settings
 from workbench.errors import BackendError, WorkbenchError
 from workbench.models import (
@@ -128,6 +128,8 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
     run = Run(run_id=run_id or new_run_id(), question=question, document_ids=list(by_id), backend=backend.name,
               settings=settings_used(settings, backend.name))
 
+    usage_before = {k: u.model_copy(deep=True) for k, u in (backend.usage() or {}).items()}
+
     # Retrieval
     clock.start("retrieval", f"searching {len(docs)} document(s)")
     chunks = retriever.retrieve(question, docs, settings.top_k)
@@ -204,11 +206,28 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
         answer.missing_evidence = [f"Specific statute or policy addressing: {question}"] + _unsearchable(docs)
         answer.grounding_confidence = "insufficient"
     run.answer = answer
-    run.usage = {stage: u.model_dump() for stage, u in (backend.usage() or {}).items()}
+    run.usage = _usage_delta(usage_before, backend.usage() or {})
+    if verified and not answer.final_answer:
+        answer.message = ("Verified evidence was found but no statement could be composed from it that passes "
+                          "quality review; read the verified requirements directly.")
     clock.end({"verified": len(verified), "cited": sum(r.used_in_answer for r in answer.requirement_references)},
               answer.result or answer.grounding_confidence)
     run.stage_timings = dict(clock.timings)
     return run
+
+
+def _usage_delta(before: dict[str, StageUsage], after: dict[str, StageUsage]) -> dict[str, Any]:
+    """This run's share of a backend's running usage totals (a backend serves many questions)."""
+    out: dict[str, Any] = {}
+    for stage, u in after.items():
+        b = before.get(stage, StageUsage())
+        d = StageUsage(prompt_tokens=u.prompt_tokens - b.prompt_tokens,
+                       completion_tokens=u.completion_tokens - b.completion_tokens,
+                       latency_s=round(u.latency_s - b.latency_s, 4), calls=u.calls - b.calls,
+                       raw_failures=u.raw_failures[len(b.raw_failures):])
+        if d.calls or d.prompt_tokens or d.completion_tokens or d.raw_failures:
+            out[stage] = d.model_dump()
+    return out
 
 
 def _unsearchable(docs: list[Any]) -> list[str]:
