@@ -63,7 +63,8 @@ if FORMATS:
 st.divider()
 trail = [wb.audit_trail(r) if hasattr(wb, "audit_trail") else wb.run(r).audit_trail() for r in chosen]
 body = trail[0] if len(trail) == 1 else trail
-st.download_button("Download audit trail (JSON, always available)", json.dumps(body, indent=2, default=str),
-                   file_name=f"audit-trail-{stem}.json", mime="application/json", icon=":material/data_object:")
-with st.expander("Preview the audit trail"):
+if not FORMATS:
+    st.download_button("Download audit trail (JSON)", json.dumps(body, indent=2, default=str),
+                       file_name=f"audit-trail-{stem}.json", mime="application/json", icon=":material/data_object:")
+with st.expander("Preview the audit trail (seed 000's JSON, human labels applied)"):
     st.json(body, expanded=1)

@@ -87,7 +87,7 @@ with left:
     gob.configure_grid_options(rowHeight=30, autoSizeStrategy=None, tooltipShowDelay=300, quickFilterText=search)
     gob.configure_selection("single", pre_selected_rows=[str(ids.index(wanted))], suppressRowDeselection=True)
     grid = AgGrid(rows, gridOptions=gob.build(), height=330, key=f"grid_{run.run_id}", update_on=["selectionChanged"],
-                  server_sync_strategy="server_wins", show_toolbar=True, show_search=True,
+                  server_sync_strategy="server_wins", show_toolbar=False, show_search=False,
                   show_download_button=False)
     sel = grid.selected_rows
     picked = sel.iloc[0]["ID"] if sel is not None and len(sel) else None
@@ -121,16 +121,16 @@ with left:
         st.text_input("Note", key=state.NOTE, placeholder="Why? (recorded with your decision)")
         if not state.reviewer():
             st.caption(":material/person: Enter your **Reviewer name** in the sidebar to record decisions.")
-        b = st.columns(3)
+        b = st.columns(2)
         b[0].button("Supported", on_click=label, args=("supported",), shortcut="S", type="primary",
                     icon=":material/thumb_up:", width="stretch")
         b[1].button("Unsupported", on_click=label, args=("unsupported",), shortcut="U",
                     icon=":material/thumb_down:", width="stretch")
-        b[2].button("Reset", on_click=label, args=("reset",), icon=":material/undo:", width="stretch",
-                    help="Withdraw the human label: the verifier's verdict counts again.")
         b = st.columns(3)
-        b[0].button("Previous", on_click=go, args=(-1,), shortcut="K", icon=":material/arrow_upward:", width="stretch")
-        b[1].button("Next", on_click=go, args=(1,), shortcut="J", icon=":material/arrow_downward:", width="stretch")
+        b[0].button("Reset", on_click=label, args=("reset",), icon=":material/undo:", width="stretch",
+                    help="Withdraw the human label: the verifier's verdict counts again.")
+        b[1].button("Previous", on_click=go, args=(-1,), shortcut="K", icon=":material/arrow_upward:", width="stretch")
+        b[2].button("Next", on_click=go, args=(1,), shortcut="J", icon=":material/arrow_downward:", width="stretch")
         st.caption("Shortcuts: **J** next · **K** previous · **S** supported · **U** unsupported")
         flash = st.session_state.pop("review_flash", None)
         if flash and flash[0] == "exception":

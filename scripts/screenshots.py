@@ -49,7 +49,7 @@ def main() -> None:
         page.get_by_role("textbox", name="Reviewer name").press("Enter")
         page.get_by_role("button", name="Load the sample document").click()
         page.get_by_text("ingested").first.wait_for(timeout=120_000)
-        settle(page)
+        settle(page, 2500)
         shot(page, args.out, "documents")
 
         page.get_by_role("link", name="Run").first.click()
@@ -89,6 +89,9 @@ def main() -> None:
 
 def shot(page, out: Path, name: str) -> None:
     path = out / f"page-{name}.png"
+    page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTo(0, 0); "
+                  "window.scrollTo(0, 0); }")
+    page.wait_for_timeout(400)
     # Viewport, not full_page: a full-page capture resizes the page and loses the canvas grids.
     page.screenshot(path=str(path))
     print(path)

@@ -270,10 +270,15 @@ def test_dashboard_charts_pass_rate_reasons_confusion_and_confidence(workspace):
     assert heat["data"][0]["z"] == [[0, 1], [0, 0]]
 
 
-def test_export_offers_formats_and_the_audit_trail_download(workspace):
+def test_export_offers_every_format_and_downloads_the_audit_trail(workspace):
     wb, doc, run = workspace
     at = on_page(app(run=run.run_id), "export")
     assert at.multiselect[0].value == [run.run_id]
-    downloads = [d for d in at.get("download_button")]
-    assert any("audit trail" in d.proto.label.lower() for d in downloads)
+    assert set(at.selectbox[0].options) >= {"Audit trail (JSON)", "Evidence table (CSV)", "Annotated PDF",
+                                            "Bibliography (BibTeX)", "W3C Web Annotations (JSON-LD)"}
+    [download] = at.get("download_button")
+    assert download.proto.label == "Download Audit trail (JSON)"
+    at.selectbox[0].set_value("csv").run()
+    [download] = at.get("download_button")
+    assert download.proto.label == "Download Evidence table (CSV)"
 
