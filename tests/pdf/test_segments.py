@@ -89,3 +89,10 @@ def test_article_label_and_title_on_separate_blocks_make_one_heading(corpus: Pat
     pdf = next((corpus / "cuad" / "pdf").glob("AimmuneTherapeuticsInc_20200205*"))
     heads = [h.heading for h in open_pdf(pdf).headings()]
     assert "ARTICLE 2 LICENSES" in heads and "2.4 Restrictive Covenants." in heads
+
+
+def test_every_segment_has_something_to_quote(make_unicode_pdf):
+    doc = open_pdf(make_unicode_pdf(["The royalty is [***]. [***]. • The term is five years."]))
+    texts = [s.text for s in doc.segments()]
+    assert texts == ["The royalty is [***].", "The term is five years."]
+    assert all(doc.locate(t) is not None for t in texts)

@@ -17,7 +17,7 @@ _NUMBERED = re.compile(
     re.I,
 )
 # Sentence end: . ! ? (optionally closed by quotes/brackets), then space, then a likely start.
-_SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9*]|[•·▪]\s)")
 _ABBREV = re.compile(
     r"(?:\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Inc|Ltd|Co|Corp|No|Nos|Sec|Secs|Art|Fig|Figs|Vol|pp|Jr|Sr|St|U\.S|e\.g|i\.e|etc|vs|cf|al|approx|Dept|Reg|para|Para)\.)$"
 )
@@ -98,9 +98,9 @@ def segment(doc: ParsedDocument) -> list[Segment]:
         chunk = text[start:end]
         for n, (a, b) in enumerate(_split_sentences(chunk)):
             s, e = start + a, start + b
-            while s < e and text[s].isspace():
+            while s < e and (text[s].isspace() or text[s] in "•·▪"):  # bullets are not quoted
                 s += 1
-            if e <= s:
+            if e <= s or not any(c.isalnum() for c in text[s:e]):  # "[***]", "•": nothing to quote
                 continue
             if n == 0 and _RUN_IN.match(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
                 heading = " ".join(text[s:e].split())
