@@ -1,0 +1,34 @@
+"""`make run`'s launcher: the sample document lands in an empty workspace once; Streamlit is
+started on serve.py (the app plus the page-image route)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from workbench.ui import launch
+
+
+def test_ensure_sample_ingests_once_into_an_empty_workspace(data_dir):
+    from workbench.service import Workbench
+
+    first = launch.ensure_sample()
+    assert first and "NIST.SP.800-171r2.pdf" in first and "113 pages" in first
+    assert launch.ensure_sample() is None  # already there: nothing to do
+    [doc] = Workbench().documents()
+    assert doc.id == hashlib.sha256(launch.SAMPLE.read_bytes()).hexdigest()
+    assert doc.source_type == "policy"
+
+
+def test_sample_is_the_bundled_us_government_publication():
+    readme = (launch.SAMPLE.parent / "README.md").read_text()
+    assert hashlib.sha256(launch.SAMPLE.read_bytes()).hexdigest() in readme
+    assert "not subject to copyright" in readme
+
+
+def test_streamlit_command_runs_serve_py_headless_on_the_port():
+    cmd = launch.streamlit_command(8765, "127.0.0.1")
+    assert cmd[1:4] == ["-m", "streamlit", "run"]
+    assert cmd[4].endswith("serve.py")
+    joined = " ".join(cmd)
+    assert "--server.port 8765" in joined and "--server.headless true" in joined
+    assert "--server.address 127.0.0.1" in joined
