@@ -225,3 +225,17 @@ def test_usage_is_recorded_per_run_not_accumulated_across_questions(policy, sett
     assert first.usage["extract"]["calls"] == second.usage["extract"]["calls"] == 1
     assert second.usage["verify"]["calls"] == 1
     assert backend.usage()["extract"].calls == 2
+
+
+def test_identical_spans_are_one_evidence_item_whether_given_by_offsets_or_by_quote(policy, settings):
+    class Twice(RulesBackend):
+        def extract(self, question, chunks, context):
+            out = super().extract(question, chunks, context)
+            # the same quotes again, once without offsets (as an LLM returns them), once re-spaced
+            return out + [c.model_copy(update={"start": None, "end": None}) for c in out] + \
+                [c.model_copy(update={"start": None, "end": None, "exact_quote": "  ".join(c.exact_quote.split())})
+                 for c in out]
+
+    plain = ask(REMOTE_Q, [policy], settings)
+    twice = ask(REMOTE_Q, [policy], settings, backend=Twice(settings))
+    assert [(e.span.start, e.span.end) for e in twice.evidence] == [(e.span.start, e.span.end) for e in plain.evidence]
