@@ -9,6 +9,8 @@ from workbench.backends.base import Candidate
 from workbench.models import Evidence, Span, Verification, sha256_text
 from workbench.pipeline.ids import IdAssigner, unanchored_id
 
+_EDGE = " \t\n\r.,;:!?\"'()[]\u2018\u2019\u201c\u201d\u2013\u2014-"
+
 
 def _same_words(a: str, b: str) -> bool:
     return a.split() == b.split()
@@ -28,6 +30,15 @@ def find_span(candidate: Candidate, docs: dict[str, Any]) -> tuple[Any, Span] | 
         if span is not None:
             return d, span
     return None
+
+
+def _core(span: Span) -> tuple[str, int, int]:
+    """A span's identity for de-duplication: its bounds without edge punctuation or spaces, so
+    "… systems." from offsets and "… systems" from locate() are one evidence item."""
+    text = span.text
+    lead = len(text) - len(text.lstrip(_EDGE))
+    trail = len(text) - len(text.rstrip(_EDGE))
+    return span.document_id, span.start + lead, span.end - trail
 
 
 def anchor(candidates: list[Candidate], docs: dict[str, Any], ids: IdAssigner,
@@ -57,7 +68,7 @@ def anchor(candidates: list[Candidate], docs: dict[str, Any], ids: IdAssigner,
                                          score=0.0, verifier="pipeline"))
             continue
         doc, span = found
-        key = (span.document_id, span.start, span.end)
+        key = _core(span)
         if key in seen:
             continue
         seen.add(key)
