@@ -240,6 +240,9 @@ def test_list_bullets_are_not_part_of_the_quote():
     t = "+ The organization shall issue PIV credentials only through systems whose reliability has been established."
     (s, e, conf), = extract_from_text(t, 7, None, 10, 40)
     assert t[s - 7:e - 7] == t[2:] and conf == "high"
+    t = "c) The License Rights are exclusive to the licensee and may not be assigned without written consent."
+    (s, e, _), = extract_from_text(t, 0, None, 10, 40)
+    assert t[s:e] == t[3:]
 
 
 def test_footnote_markers_are_dropped_from_statements_and_low_confidence_quotes_wait():

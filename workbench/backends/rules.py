@@ -119,7 +119,7 @@ def requirement_trigger(text: str) -> tuple[int, Confidence] | None:
 
 
 # --- excerpts: 10–40 words, cut at clause boundaries, never mid-word --------------------------
-_BULLET = re.compile(r"(?:[+•▪◦●■*–—-]|\(?[ivx]+\)|\([a-z]\))\s+")
+_BULLET = re.compile(r"(?:[+•▪◦●■*–—-]|\(?[ivx]+\)|\(?[a-z]\))\s+")
 
 
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
