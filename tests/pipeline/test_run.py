@@ -239,3 +239,16 @@ def test_identical_spans_are_one_evidence_item_whether_given_by_offsets_or_by_qu
     plain = ask(REMOTE_Q, [policy], settings)
     twice = ask(REMOTE_Q, [policy], settings, backend=Twice(settings))
     assert [(e.span.start, e.span.end) for e in twice.evidence] == [(e.span.start, e.span.end) for e in plain.evidence]
+
+
+def test_conflicting_requirements_in_two_documents_are_presented_together(make_pdf, settings):
+    a = open_pdf(make_pdf(["Laptop Policy\n\nContractors must store customer records on encrypted company laptops "
+                           "during every field visit."], name="policy.pdf"))
+    b = open_pdf(make_pdf(["Records Statute\n\nContractors must not store customer records on company laptops "
+                           "during any field visit."], name="statute.pdf"))
+    run = ask("Where must contractors store customer records during field visits?", [a, b], settings)
+    verified = [v.requirement_id for v in run.verifications if v.verified]
+    assert len(verified) == 2
+    sentences = run.answer.sentences
+    assert len(sentences) == 1 and sorted(sentences[0].citations) == sorted(verified)
+    assert "must not store" in sentences[0].text and "must store" in sentences[0].text
