@@ -194,3 +194,43 @@ def test_grid_row_click_and_keyboard_shortcuts_move_the_highlight(tmp_path, brow
         expect_highlight(page, second, 2)
         page.close()
     get_settings.cache_clear()
+
+
+def test_viewer_loads_pages_near_the_target_only_and_unloads_far_ones(tmp_path, browser, make_pdf, monkeypatch):
+    from workbench.config import get_settings
+    from workbench.models import Evidence, Run, Verification
+    from workbench.service import Workbench
+
+    n = 60
+    pdf = make_pdf([f"Page {i} of the manual. Section {i} requires component {i} inspection every {i} days."
+                    for i in range(1, n + 1)], name="manual.pdf")
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench()
+    doc = wb.ingest(pdf, "manual.pdf", source_type="policy")
+    span = wb.parsed(doc.id).locate("Section 50 requires component 50 inspection every 50 days")
+    assert span is not None and span.page == 50
+    rid = wb.store.assign_evidence_id(doc.id, span.start, span.end, "policy")
+    wb.store.save_run(Run(run_id="run-lazy", question="When is component 50 inspected?", document_ids=[doc.id],
+                          evidence=[Evidence(requirement_id=rid, source_type="policy", document_id=doc.id,
+                                             exact_quote=span.text, chunk_id="c0", span=span)],
+                          verifications=[Verification(requirement_id=rid, verified=True, score=0.9)]))
+    requested: list[str] = []
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("request", lambda r: requested.append(r.url) if "/wbapi/page/" in r.url else None)
+        page.goto(f"{url}review?run=run-lazy&evidence={rid}")
+        expect_highlight(page, rid, 50)
+        page.wait_for_timeout(1000)
+        loaded = page.locator(".wbv-page img")
+        assert 1 <= loaded.count() <= 12, loaded.count()
+        assert page.locator('.wbv-page[data-page-number="1"] img').count() == 0
+        assert requested and all(re.search(r"/(4[0-9]|5[0-9]|60)\?z=", u) for u in requested), requested
+
+        page.locator(".wbv-scroll").evaluate("el => { el.scrollTop = 0; }")
+        page.locator('.wbv-page[data-page-number="1"] img').wait_for(state="attached", timeout=30_000)
+        page.wait_for_timeout(1000)
+        assert page.locator('.wbv-page[data-page-number="50"] img').count() == 0  # far away now: unloaded
+        assert page.locator(f'[data-evidence-id="{rid}"]').count() == len(span.rects)  # the box stays
+        page.close()
+    get_settings.cache_clear()

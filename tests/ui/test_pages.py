@@ -282,3 +282,28 @@ def test_export_offers_every_format_and_downloads_the_audit_trail(workspace):
     [download] = at.get("download_button")
     assert download.proto.label == "Download Evidence table (CSV)"
 
+
+
+def test_documents_scanned_upload_names_the_pages_without_text(data_dir, corpus):
+    pdf = corpus / "pdfs" / "scanned" / "grumman-service-kit-1974_scanned.pdf"
+    at = app()
+    at.run()
+    at.file_uploader[0].set_value((pdf.name, pdf.read_bytes(), "application/pdf")).run()
+    next(b for b in at.button if b.label == "Ingest").click().run()
+    assert not at.exception, at.exception
+    scanned = [w.value for w in at.warning if "without a text layer" in w.value]
+    assert scanned and "1, 2" in scanned[0], texts(at)
+
+
+def test_run_checklist_of_two_questions_stores_two_runs_and_lists_both(workspace):
+    wb, doc, _ = workspace
+    at = on_page(app(), "run")
+    at.radio[0].set_value("Checklist").run()
+    at.text_area[0].set_value("How often must audit records be reviewed?\nWho may access the system?").run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception, at.exception
+    [progress] = at.get("progress")
+    assert progress.proto.value == 100 and progress.proto.text.startswith("2 question(s) done")
+    shown = texts(at)
+    assert "How often must audit records be reviewed?" in shown and "Who may access the system?" in shown
+    assert len(wb.runs()) == 3  # the seeded run plus one per question
