@@ -56,12 +56,13 @@ def _settings():
 
 # --- commands --------------------------------------------------------------------------------
 def _cmd_ingest(args: argparse.Namespace) -> int:
-    """Open each PDF and report it; the first bad file stops with exit 2 (one stderr line)."""
-    from workbench.pdf import open_pdf
+    """Open each PDF, keep it in the workspace (content-addressed) and report it; the first
+    bad file stops with exit 2 (one stderr line)."""
+    from workbench.service import Workbench
 
-    settings = _settings()
+    wb = Workbench(_settings())
     for f in args.files:
-        doc = open_pdf(read_pdf_arg(f), password=args.password, settings=settings).document
+        doc = wb.ingest(read_pdf_arg(f), password=args.password, source_type=args.source_type)
         row = {"document_id": doc.id, "filename": doc.filename, "pages": doc.pages,
                "has_text_layer": doc.has_text_layer, "pages_without_text": doc.pages_without_text,
                "title": doc.title, "author": doc.author, "created": doc.created,
