@@ -7,6 +7,21 @@ from workbench.backends.base import Candidate, Chunk, Draft
 from workbench.backends.rules import RulesBackend
 from workbench.models import Evidence, Verification
 
+# A two-page policy: three remote-access requirements, a non-requirement, three retention rules.
+POLICY = [
+    "Remote Access Policy\n\n"
+    "Employees must use the approved virtual private network for every remote access session to company "
+    "systems. Remote access sessions shall be terminated automatically after thirty minutes of inactivity. "
+    "The IT department is responsible for reviewing remote access logs every week for unusual activity. "
+    "The office cafeteria opens at eight in the morning on weekdays.",
+    "Data Retention\n\n"
+    "Records of customer transactions must be retained for at least seven years after the account is closed. "
+    "Contractors may not copy customer records to personal storage devices under any circumstances. "
+    "Paper records shall be shredded when they are no longer needed for business purposes.",
+]
+REMOTE_Q = "What must employees do for remote access sessions?"
+OFF_TOPIC_Q = "What is the airspeed velocity of an unladen swallow?"
+
 
 class PagesRetriever:
     """Every page of every document as one chunk, in reading order."""

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.pipeline.test_run import OFF_TOPIC_Q, POLICY, REMOTE_Q
+from tests.pipeline.helpers import OFF_TOPIC_Q, POLICY, REMOTE_Q
 from workbench.cli import main
 from workbench.errors import WorkbenchError
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE, sha256_text

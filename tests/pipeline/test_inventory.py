@@ -1,6 +1,6 @@
 """Question-free mode: every requirement of a document, anchored, with stable IDs."""
 
-from tests.pipeline.test_run import POLICY
+from tests.pipeline.helpers import POLICY
 from workbench.backends.rules import RulesBackend
 from workbench.config import Settings
 from workbench.pdf import open_pdf

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pipeline.helpers import FabricatingBackend, PagesRetriever, ScriptedComposeBackend
+from tests.pipeline.helpers import (
+    OFF_TOPIC_Q,
+    POLICY,
+    REMOTE_Q,
+    FabricatingBackend,
+    PagesRetriever,
+    ScriptedComposeBackend,
+)
 from workbench.backends.rules import RulesBackend
 from workbench.config import Settings
 from workbench.errors import BackendError
@@ -13,20 +20,6 @@ from workbench.models import NO_AUTHORITATIVE_EVIDENCE, STAGES, sha256_text
 from workbench.pdf import open_pdf
 from workbench.pipeline import MemoryIds, run_question
 from workbench.pipeline.text import ID_RE
-
-POLICY = [
-    "Remote Access Policy\n\n"
-    "Employees must use the approved virtual private network for every remote access session to company "
-    "systems. Remote access sessions shall be terminated automatically after thirty minutes of inactivity. "
-    "The IT department is responsible for reviewing remote access logs every week for unusual activity. "
-    "The office cafeteria opens at eight in the morning on weekdays.",
-    "Data Retention\n\n"
-    "Records of customer transactions must be retained for at least seven years after the account is closed. "
-    "Contractors may not copy customer records to personal storage devices under any circumstances. "
-    "Paper records shall be shredded when they are no longer needed for business purposes.",
-]
-REMOTE_Q = "What must employees do for remote access sessions?"
-OFF_TOPIC_Q = "What is the airspeed velocity of an unladen swallow?"
 
 
 @pytest.fixture
