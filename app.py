@@ -25,4 +25,8 @@ pages = [
     st.Page(state.PAGE_DASHBOARD, title="Dashboard", icon=":material/monitoring:"),
     st.Page(state.PAGE_EXPORT, title="Export", icon=":material/download:"),
 ]
-st.navigation(pages).run()
+page = st.navigation(pages)
+if page.title == "Documents" and st.query_params.get(state.QP_EVIDENCE):
+    # /?run=…&evidence=… (a hand-made or shortened deep link) opens Review, like /review?….
+    st.switch_page(state.PAGE_REVIEW, query_params=dict(st.query_params))
+page.run()

@@ -163,6 +163,13 @@ def test_deep_link_opened_first_on_a_fresh_server_shows_the_evidence_highlighted
                         (b.right - p.left) / p.width, (b.bottom - p.top) / p.height]; }""")
             assert got == pytest.approx([x0 / width, y0 / height, x1 / width, y1 / height], abs=0.004)
         page.close()
+
+        # The same parameters on the root URL land on Review too.
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}?run={run.run_id}&evidence={target.requirement_id}")
+        page.wait_for_url(re.compile(rf"/review\?.*evidence={target.requirement_id}"), timeout=60_000)
+        expect_highlight(page, target.requirement_id, target.span.page)
+        page.close()
     get_settings.cache_clear()
 
 

@@ -307,3 +307,13 @@ def test_run_checklist_of_two_questions_stores_two_runs_and_lists_both(workspace
     shown = texts(at)
     assert "How often must audit records be reviewed?" in shown and "Who may access the system?" in shown
     assert len(wb.runs()) == 3  # the seeded run plus one per question
+
+
+def test_deep_link_at_the_root_opens_review_on_that_evidence(workspace):
+    wb, doc, run = workspace
+    target = run.evidence[2].requirement_id
+    at = app(run=run.run_id, evidence=target)
+    at.run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Review"
+    assert component_data(at, "pdf_viewer")[0]["target"] == target
