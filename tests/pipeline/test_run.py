@@ -115,6 +115,8 @@ def test_stages_emit_started_then_done_in_order_with_counts(policy, settings):
     assert done["extract"]["extracted"] == len(run.evidence)
     assert done["verify"]["verified"] + done["verify"]["rejected"] == len(run.evidence)
     assert done["verify"]["rejected"] == sum(v for k, v in done["verify"].items() if k.startswith("rejected_"))
+    progress = [e.counts for e in events if e.stage == "verify" and e.status == "progress"]
+    assert progress and progress[-1]["checked"] == progress[-1]["total"] == len(run.evidence)
     assert all(e.question_index == 1 and e.question_total == 3 for e in events)
     assert set(run.stage_timings) == set(STAGES)
 
@@ -245,3 +247,25 @@ def test_conflicting_requirements_in_two_documents_are_presented_together(make_p
     sentences = run.answer.sentences
     assert len(sentences) == 1 and sorted(sentences[0].citations) == sorted(verified)
     assert "must not store" in sentences[0].text and "must store" in sentences[0].text
+
+
+def test_verify_runs_in_batches_with_progress_and_a_failing_batch_only_fails_its_items(policy, settings, monkeypatch):
+    monkeypatch.setattr("workbench.pipeline.run.VERIFY_BATCH", 2)
+
+    class SecondBatchFails(RulesBackend):
+        calls = 0
+
+        def verify(self, question, evidence):
+            type(self).calls += 1
+            if type(self).calls == 2:
+                raise BackendError("rate limited")
+            return super().verify(question, evidence)
+
+    events = []
+    run = ask(REMOTE_Q, [policy], settings, backend=SecondBatchFails(settings), events=events)
+    checked = [e.counts["checked"] for e in events if e.stage == "verify" and e.status == "progress"]
+    assert checked == [2, 4, 6]
+    reasons = [v.rejection_reason for v in run.verifications]
+    assert reasons[2:4] == ["backend_error", "backend_error"]
+    assert "backend_error" not in reasons[:2] + reasons[4:]
+    assert len(run.failures) == 1 and run.failures[0]["message"] == "rate limited"

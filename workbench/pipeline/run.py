@@ -48,9 +48,14 @@ def _failure(run: Run, stage: str, exc: Exception) -> None:
                          "raw": getattr(exc, "raw", None)})
 
 
-def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backend, run: Run) -> list[Verification]:
+VERIFY_BATCH = 24  # evidence items per backend.verify call, with a progress event after each
+
+
+def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backend, run: Run,
+            clock: StageClock | None = None) -> list[Verification]:
     """One verdict per anchored evidence item, in evidence order. The pipeline re-checks each
-    span's hash first, and a backend cannot verify what it was not asked about."""
+    span's hash first, and a backend cannot verify what it was not asked about. Items go to
+    the backend in batches so a UI sees progress on long lists."""
     verdicts: dict[str, Verification] = {}
     intact: list[Evidence] = []
     for e in evidence:
@@ -60,28 +65,33 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backe
             verdicts[e.requirement_id] = Verification(
                 requirement_id=e.requirement_id, verified=False, rejection_reason="hash_mismatch", verifier="pipeline",
                 verification_rationale="The document's text at the span no longer matches the quote and its SHA-256.")
-    if intact:
+    got: dict[str, Verification] = {}
+    for i in range(0, len(intact), VERIFY_BATCH):
+        batch = intact[i:i + VERIFY_BATCH]
+        asked = {e.requirement_id for e in batch}
         try:
-            got = {v.requirement_id: v for v in backend.verify(question, intact)}
+            got.update({v.requirement_id: v for v in backend.verify(question, batch) if v.requirement_id in asked})
         except BackendError as exc:
             _failure(run, "verify", exc)
-            got = {}
-            for e in intact:
+            for e in batch:
                 verdicts[e.requirement_id] = Verification(
                     requirement_id=e.requirement_id, verified=False, rejection_reason="backend_error",
                     verifier=backend.name, verification_rationale=f"The verifier failed: {exc}")
-        for e in intact:
-            if e.requirement_id in verdicts:
-                continue
-            v = got.get(e.requirement_id)
-            if v is None:
-                v = Verification(requirement_id=e.requirement_id, verified=False, rejection_reason="backend_error",
-                                 verifier=backend.name, verification_rationale="The verifier returned no verdict.")
-            elif v.verified and v.rejection_reason is not None:
-                v = v.model_copy(update={"verified": False})
-            elif not v.verified and v.rejection_reason is None:
-                v = v.model_copy(update={"rejection_reason": "does_not_address_question"})
-            verdicts[e.requirement_id] = v
+        if clock is not None:
+            clock.progress({"checked": i + len(batch), "total": len(intact),
+                            "verified": sum(v.verified and v.rejection_reason is None for v in got.values())})
+    for e in intact:
+        if e.requirement_id in verdicts:
+            continue
+        v = got.get(e.requirement_id)
+        if v is None:
+            v = Verification(requirement_id=e.requirement_id, verified=False, rejection_reason="backend_error",
+                             verifier=backend.name, verification_rationale="The verifier returned no verdict.")
+        elif v.verified and v.rejection_reason is not None:
+            v = v.model_copy(update={"verified": False})
+        elif not v.verified and v.rejection_reason is None:
+            v = v.model_copy(update={"rejection_reason": "does_not_address_question"})
+        verdicts[e.requirement_id] = v
     return [verdicts[e.requirement_id] for e in evidence]
 
 
@@ -153,7 +163,7 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
     clock.start("verify")
     anchored = [e for e in evidence if e.span is not None]
     verdicts = {v.requirement_id: v for v in not_found}
-    verdicts.update({v.requirement_id: v for v in _verify(question, anchored, by_id, backend, run)})
+    verdicts.update({v.requirement_id: v for v in _verify(question, anchored, by_id, backend, run, clock)})
     run.verifications = [verdicts[e.requirement_id] for e in evidence]
     rejected = Counter(v.rejection_reason for v in run.verifications if not v.verified)
     n_ok = sum(v.verified for v in run.verifications)
