@@ -48,8 +48,9 @@ target = cfg["target"] if n else None
 pdf_viewer(cfg["doc"], cfg["highlights"] if n else [], target=target, scroll_token=n, key="viewer")
 '''
 SERVE = '''
-import pymupdf  # as serve.py: loaded at server start, not on the first page request
+import pymupdf  # as serve.py: heavy imports at server start, not on the first page request
 import streamlit as st
+import workbench.service
 from workbench.ui.viewer.routes import ROUTES
 app = st.App("harness.py", routes=ROUTES)
 '''
