@@ -26,7 +26,8 @@ def _wordset(text: str) -> frozenset[str]:
 # --- what makes a sentence a requirement -------------------------------------------------------
 # Modal and deontic phrases (seed 000: must / shall / required / prohibited / mandated, and the
 # "counties are required to" family its known-gaps section asks for). Strong ones mark a
-# requirement on their own; weak ones ("required" as an adjective) only with low confidence.
+# requirement on their own; weak ones ("is required", "requires", "mandatory") give low
+# confidence, and compose prefers the clearer ones.
 _STRONG = re.compile(
     r"\b(?:must(?:\s+not)?|shall(?:\s+not)?|(?:is|are|be|been|being)\s+(?:not\s+)?required\s+to|"
     r"(?:is|are|be)\s+(?:strictly\s+)?prohibited|prohibited\s+from|prohibits?|(?:is|are)\s+forbidden|"
