@@ -199,6 +199,11 @@ def test_grid_row_click_and_keyboard_shortcuts_move_the_highlight(tmp_path, brow
         page.wait_for_url(re.compile(rf"evidence={third}"), timeout=30_000)
         page.keyboard.press("k")
         expect_highlight(page, second, 2)
+
+        # Clicking another item's box on the page selects that item.
+        page.locator(f'.wbv-hl.other[data-evidence-id="{third}"]').first.click()
+        expect_highlight(page, third, 2)
+        page.wait_for_url(re.compile(rf"evidence={third}"), timeout=30_000)
         page.close()
     get_settings.cache_clear()
 
