@@ -32,3 +32,4 @@ def test_streamlit_command_runs_serve_py_headless_on_the_port():
     joined = " ".join(cmd)
     assert "--server.port 8765" in joined and "--server.headless true" in joined
     assert "--server.address 127.0.0.1" in joined
+    assert "--logger.hideWelcomeMessage true" in joined  # the banner would look up the external IP online

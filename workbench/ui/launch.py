@@ -33,8 +33,11 @@ def ensure_sample(sample: Path = SAMPLE) -> str | None:
 
 
 def streamlit_command(port: int, address: str | None) -> list[str]:
+    # hideWelcomeMessage: Streamlit's banner looks up the machine's external IP on the internet
+    # (checkip.amazonaws.com) when headless without an address; we print the URL ourselves.
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"), "--server.port", str(port),
-           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+           "--server.headless", "true", "--browser.gatherUsageStats", "false",
+           "--logger.hideWelcomeMessage", "true"]
     if address:
         cmd += ["--server.address", address]
     return cmd
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         msg = ensure_sample()
         if msg:
             print(msg, flush=True)
-    print(f"Evidence Workbench on http://localhost:{args.port}/", flush=True)
+    print(f"Evidence Workbench on http://{args.address or 'localhost'}:{args.port}/", flush=True)
     os.chdir(ROOT)
     cmd = streamlit_command(args.port, args.address)
     os.execv(cmd[0], cmd)
