@@ -65,6 +65,9 @@ def test_reviewer_uploads_runs_follows_a_citation_marks_it_unsupported_and_it_su
         tmp_path, browser, policy_pdf_path):
     with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        outside: list[str] = []  # the app must work offline: nothing but 127.0.0.1 is asked for
+        page.on("request", lambda r: None if r.url.startswith(("http://127.0.0.1:", "data:", "blob:"))
+                else outside.append(r.url))
         page.goto(url)
         page.get_by_role("heading", name="Documents", exact=True).wait_for(timeout=60_000)
         page.get_by_role("textbox", name="Reviewer name").fill("Dana")
@@ -130,7 +133,19 @@ def test_reviewer_uploads_runs_follows_a_citation_marks_it_unsupported_and_it_su
         struck = page.locator("button.wb-chip.unsupported", has_text=evidence_id)
         struck.wait_for(timeout=30_000)
         assert page.get_by_text(re.compile(r"Weak evidence · 0 % of sentences supported")).count() == 1
+
+        # The charts and the downloads render offline too.
+        page.get_by_role("link", name="Dashboard").first.click()
+        page.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=60_000)
+        page.get_by_role("link", name="Export").first.click()
+        # With its only evidence unsupported, the answer is blocked by the safety gate; the
+        # evidence table (not gated) still downloads.
+        page.get_by_role("alert").filter(has_text=re.compile("gate|block", re.I)).first.wait_for(timeout=60_000)
+        page.get_by_role("combobox", name=re.compile("Format")).click()
+        page.get_by_role("option", name="Evidence table (CSV)").click()
+        page.get_by_role("button", name="Download Evidence table (CSV)").wait_for(timeout=60_000)
         page.close()
+        assert outside == []
 
 
 def test_deep_link_opened_first_on_a_fresh_server_shows_the_evidence_highlighted(
