@@ -46,15 +46,19 @@ if FORMATS:
         out = wb.export(chosen, fmt, force=force and bool(reason.strip()), reason=reason.strip() or None,
                         by=state.reviewer() or None)
     except ExportBlockedError as e:
-        st.error(str(e), icon=":material/block:")
-        st.markdown("\n".join(f"- {r}" for r in e.reasons))
+        # The service's message words the CLI's --force; in the app the checkbox above is that.
+        st.error("**Blocked by the safety gate** — the answer needs a human check:\n"
+                 + "\n".join(f"- {r.removeprefix('needs human check: ')}" for r in e.reasons)
+                 + "\n\nReview the evidence, or tick *Export even if the safety gate blocks it* and give a "
+                   "reason (it is recorded in the export).", icon=":material/block:")
     except NotImplementedError:
         st.caption("Formats arrive with the export module; the audit trail is below.")
     except Exception as e:  # noqa: BLE001 - user errors worded by the service
         show_error(e)
     else:
         if out.forced:
-            st.warning(f"Forced export: {out.forced.reason if hasattr(out.forced, 'reason') else out.forced}")
+            st.warning(f"Forced past the safety gate by {out.forced.by}: “{out.forced.reason}” — recorded in the "
+                       "export.", icon=":material/gpp_maybe:")
         st.download_button(f"Download {FORMAT_NAMES.get(fmt, fmt)}", out.data, file_name=f"evidence-{stem}.{out.extension}",
                            mime=out.media_type, type="primary", icon=":material/download:")
         if getattr(out, "hashes_checked", 0):

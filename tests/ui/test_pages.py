@@ -317,3 +317,18 @@ def test_deep_link_at_the_root_opens_review_on_that_evidence(workspace):
     assert not at.exception, at.exception
     assert at.title[0].value == "Review"
     assert component_data(at, "pdf_viewer")[0]["target"] == target
+
+
+def test_export_blocked_by_the_gate_downloads_only_when_forced_with_a_reason(workspace):
+    wb, doc, run = workspace
+    wb.review(run.run_id, run.evidence[0].requirement_id, "unsupported", "Dana")
+    at = on_page(app(run=run.run_id), "export", reviewer="Dana")
+    assert any("Blocked by the safety gate" in e.value for e in at.error)
+    assert not at.get("download_button")
+    at.checkbox[0].check().run()
+    assert not at.get("download_button")  # forcing needs a reason
+    next(t for t in at.text_input if t.label == "Reason for forcing").set_value("auditor asked for the draft").run()
+    assert not at.exception, at.exception
+    [download] = at.get("download_button")
+    assert download.proto.label == "Download Audit trail (JSON)"
+    assert any("auditor asked for the draft" in w.value for w in at.warning)
