@@ -42,9 +42,11 @@ if FORMATS:
     reason = st.text_input("Reason for forcing", disabled=not force)
     if force and not reason.strip():
         st.caption("A forced export needs a reason.")
+    if force and not state.reviewer():
+        st.caption("A forced export records who forced it: enter your **Reviewer name** in the sidebar.")
+    forced = force and bool(reason.strip()) and bool(state.reviewer())
     try:
-        out = wb.export(chosen, fmt, force=force and bool(reason.strip()), reason=reason.strip() or None,
-                        by=state.reviewer() or None)
+        out = wb.export(chosen, fmt, force=forced, reason=reason.strip() or None, by=state.reviewer() or None)
     except ExportBlockedError as e:
         # The service's message words the CLI's --force; in the app the checkbox above is that.
         st.error("**Blocked by the safety gate** — the answer needs a human check:\n"
