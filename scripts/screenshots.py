@@ -42,7 +42,7 @@ def main() -> None:
     data = Path(tempfile.mkdtemp(prefix="wb-shots-"))
     with AppServer(data / "workspace", log=data / "app.log") as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 1050})
+        page = browser.new_page(viewport={"width": 1440, "height": 1250})
         page.goto(url)
         page.get_by_role("heading", name="Documents", exact=True).wait_for(timeout=60_000)
         page.get_by_role("textbox", name="Reviewer name").fill("Dana Reviewer")
@@ -91,7 +91,8 @@ def shot(page, out: Path, name: str) -> None:
     path = out / f"page-{name}.png"
     page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]'); if (m) m.scrollTo(0, 0); "
                   "window.scrollTo(0, 0); }")
-    page.wait_for_timeout(400)
+    page.mouse.move(5, 5)  # no hover tooltips in the picture
+    page.wait_for_timeout(600)
     # Viewport, not full_page: a full-page capture resizes the page and loses the canvas grids.
     page.screenshot(path=str(path))
     print(path)
