@@ -76,9 +76,7 @@ class CachedRetriever:
             def embed(self, texts):
                 return np.stack([self.vecs[t] for t in texts])
 
-        r = Retriever.__new__(Retriever)
-        r.settings = get_settings()
-        r.embedder = _Embed()
+        r = Retriever(get_settings(), embedder=_Embed())
         r.store = _Store()
         return r
 
@@ -231,8 +229,7 @@ def fit(rows, rank_feats, dec_feats):
 
 
 RANK_FEATS = ["cos", "cov", "bm25", "rr", "len", "heading", "margin"]
-DECIDE_FEATS = ["cos1", "cov1", "absent_frac", "neg_mismatch", "restrict_missing", "permit_vs_neg", "n_terms", "s1h",
-                "margin1", "negnear_mis"]
+DECIDE_FEATS = ["cos1", "cov1", "absent_frac", "neg_mismatch", "restrict_missing", "permit_vs_neg"]
 
 
 def main(argv=None) -> int:

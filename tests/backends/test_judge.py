@@ -138,9 +138,11 @@ def test_decide_without_candidates_is_unsupported_and_says_why():
 
 
 def test_decide_prefers_a_close_statement_over_a_distant_one():
-    stats = J.DocStats.of(["a b c"])
-    close = [_cand(0, 10, "The receiving party shall return all information on termination.", cos=0.85, cov=0.9)]
-    far = [_cand(0, 10, "This agreement is governed by the laws of New York state.", cos=0.15, cov=0.0)]
+    texts = ["The receiving party shall return all information on termination.",
+             "This agreement is governed by the laws of New York state."]
+    close = [_cand(0, 10, texts[0], cos=0.85, cov=0.9)]
+    far = [_cand(0, 10, texts[1], cos=0.15, cov=0.0)]
+    stats = J.DocStats.of(texts)
     claim = "The receiving party shall return information on termination."
     v_close, v_far = J.decide(claim, close, stats), J.decide(claim, far, stats)
     assert v_close.score > v_far.score
