@@ -48,6 +48,16 @@ if cited:
     st.switch_page(state.PAGE_REVIEW, query_params=state.deep_link_params(run.run_id, cited))
 st.caption("Click an evidence ID to see its quote highlighted in the PDF. Struck-through IDs were marked unsupported.")
 
+
+
+def label_sentence(sentence_id: str, value: str) -> None:
+    name = state.reviewer()
+    if not name:
+        st.session_state["answer_flash"] = "Enter your **Reviewer name** in the sidebar first."
+        return
+    wb.review(run.run_id, sentence_id, value, name)
+
+
 unsupported = [s for s in answer.sentences if not s.supported]
 c1, c2 = st.columns(2, gap="large")
 with c1:
@@ -68,3 +78,22 @@ with c2:
         st.caption("No quality findings recorded.")
     if answer.unused_requirements:
         st.caption("Verified but not cited: " + ", ".join(answer.unused_requirements))
+
+if answer.sentences:
+    with st.expander("Label answer sentences — a human label overrides the support check"):
+        flash = st.session_state.pop("answer_flash", None)
+        if flash:
+            st.error(flash)
+        labels = {e.requirement_id: e for e in wb.history(run.run_id) if e.requirement_id.startswith("SENT-")}
+        for i, s in enumerate(answer.sentences, 1):
+            sid = f"SENT-{i}"
+            c = st.columns([7, 2, 2, 1.4], vertical_alignment="center")
+            human = labels.get(sid)
+            note = (f"  \n:gray[labelled {human.label} by {human.reviewer}]"
+                    if human and human.label != "reset" else "")
+            c[0].markdown(f"{i}. {':red[' + s.text + ']' if not s.supported else s.text}{note}")
+            c[1].button("Supported", key=f"sent_sup_{i}", on_click=label_sentence, args=(sid, "supported"),
+                        icon=":material/thumb_up:", width="stretch")
+            c[2].button("Unsupported", key=f"sent_uns_{i}", on_click=label_sentence, args=(sid, "unsupported"),
+                        icon=":material/thumb_down:", width="stretch")
+            c[3].button("Reset", key=f"sent_rst_{i}", on_click=label_sentence, args=(sid, "reset"), width="stretch")

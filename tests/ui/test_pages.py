@@ -334,3 +334,15 @@ def test_export_blocked_by_the_gate_downloads_only_when_forced_with_a_reason(wor
     [download] = at.get("download_button")
     assert download.proto.label == "Download Audit trail (JSON)"
     assert any("auditor asked for the draft" in w.value for w in at.warning)
+
+
+def test_answer_sentence_labelled_unsupported_by_a_reviewer_lowers_support(workspace):
+    wb, doc, run = workspace
+    at = on_page(app(run=run.run_id), "answer", reviewer="Dana")
+    at.button(key="sent_uns_2").click().run()
+    assert not at.exception, at.exception
+    [event] = wb.history(run.run_id, "SENT-2")
+    assert (event.label, event.reviewer) == ("unsupported", "Dana")
+    assert "50 %" in texts(at) and "labelled unsupported by Dana" in texts(at)
+    at.button(key="sent_rst_2").click().run()
+    assert "100 %" in texts(at)
