@@ -14,6 +14,13 @@ def test_quote_that_states_the_requirement_is_verified_with_a_rationale_naming_m
     assert "retain" in r.verification_rationale and "record" in r.verification_rationale
 
 
+def test_ligatures_in_pdf_text_do_not_hide_question_terms():
+    r = judge_requirement("What verification is required for officers?",
+                          "Oﬃcers shall complete identity veriﬁcation before access is granted.")
+    assert r.verified
+    assert "officer" in r.verification_rationale and "verific" in r.verification_rationale
+
+
 def test_off_topic_quote_is_rejected_as_not_addressing_the_question():
     r = judge_requirement(Q_RETENTION, "The vendor shall deliver the software on the first business day of each month.")
     assert not r.verified

@@ -9,6 +9,7 @@ Every verdict carries a rationale naming what decided it, and a score in [0, 1].
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
@@ -74,7 +75,8 @@ def stem(word: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    return [t.lower() for t in _WORD.findall(text)]
+    """Lowercased words; NFKC first, so PDF ligatures ('veriﬁcation') match plain text."""
+    return [t.lower() for t in _WORD.findall(unicodedata.normalize("NFKC", text))]
 
 
 def content_terms(text: str) -> set[str]:
