@@ -45,6 +45,8 @@ backend = st.selectbox("Backend", BACKENDS, index=BACKENDS.index(wb.settings.bac
                             "(OPENAI_BASE_URL, OPENAI_API_KEY).")
 
 clicked = st.button("Run", type="primary", icon=":material/play_arrow:")
+st.caption("The first question about a newly ingested document also builds its search index (about a minute "
+           "for a 100-page PDF on a small machine); later questions start at once.")
 if clicked and not doc_ids:
     st.error("Choose at least one document to search.")
 elif clicked and not questions:
