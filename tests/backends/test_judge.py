@@ -155,3 +155,16 @@ def test_decide_prefers_a_close_statement_over_a_distant_one():
     assert v_close.score > v_far.score
     assert v_close.supported and not v_far.supported
     assert "page 1" in v_close.reason
+
+
+def test_negative_claim_is_never_supported_by_passages_that_do_not_negate_it():
+    texts = ["Multifactor authentication is required for all privileged accounts.",
+             "Organizations use multifactor authentication for network access."]
+    stats = J.DocStats.of(texts)
+    pool = [_cand(0, 10, texts[0], cos=0.9, cov=1.0), _cand(20, 30, texts[1], cos=0.85, cov=1.0)]
+    v = J.decide("The organization shall not use multifactor authentication.", pool, stats)
+    assert not v.supported and v.score < 0.5
+    assert "negative" in v.reason
+    negating = [_cand(0, 10, "The organization shall not use multifactor authentication for guests.", cos=0.9, cov=1.0)]
+    assert not J.claim_features("The organization shall not use multifactor authentication.", negating,
+                                stats)["neg_claim_unmatched"]

@@ -267,6 +267,9 @@ def claim_features(claim: str, pool: list[Candidate], stats: DocStats | None = N
         "s1h": float(pool[0].score),
         "margin1": float(max(c.features.get("margin", 0.0) for c in top)),
         "negnear_mis": abs(float(c_neg) - negation_near(best.text, key)),
+        # a negative claim ("shall not …") that no top span states negatively
+        "neg_claim_unmatched": float(bool(re.search(r"\b(not|no|never|neither|nor)\b", norm(claim)))
+                                    and not any(negation_near(c.text, key) > 0 for c in top)),
         "cos_top3": float(np.mean(sorted(c.features.get("cos", 0.0) for c in top)[-3:])),
         "cov_top3": float(np.mean(sorted(c.features.get("cov", 0.0) for c in top)[-3:])),
     }
@@ -292,6 +295,8 @@ def decide(claim: str, pool: list[Candidate], stats: DocStats | None = None,
     b = DECIDE_BIAS if bias is None else bias
     z = b + sum(w.get(k, 0.0) * v for k, v in f.items())
     p = 1.0 / (1.0 + math.exp(-z))
+    if f.get("neg_claim_unmatched"):  # polarity gate: never call a negative claim supported
+        p = min(p, THRESHOLD - 0.01)  # by passages that do not negate what it is about
     ok = p >= THRESHOLD
     best = pool[0]
     quote = " ".join(best.text.split())
@@ -304,5 +309,7 @@ def decide(claim: str, pool: list[Candidate], stats: DocStats | None = None,
         why.append("polarity differs (one of claim and span is negated)")
     if "restrict_missing" in against:
         why.append("the claim's restrictive wording (only/all/expressly…) is not in the evidence")
+    if f.get("neg_claim_unmatched"):
+        why.append("the claim is negative but no passage found negates its key terms")
     head = "Supported" if ok else "Not supported"
     return Verdict(ok, round(p, 4), f"{head} (p={p:.2f}): " + "; ".join(why) + f': "{quote}"', f)
