@@ -253,3 +253,20 @@ def test_footnote_markers_are_dropped_from_statements_and_low_confidence_quotes_
     assert draft.final_answer == "3.1.19 Encrypt CUI on mobile devices and mobile computing platforms [REQ-S001]."
     assert draft.unused_requirements == ["REQ-S002"]
     assert cited_ids(compose_from_quotes([weak]).final_answer) == ["REQ-S002"]  # better a weak quote than none
+
+
+def test_footnote_calls_after_the_full_stop_are_not_part_of_the_quote_but_section_numbers_are(backend):
+    ctx, cands = extract(backend, [
+        "3.5.3 Use multifactor authentication for local and network access to privileged accounts.24 25",
+        "Each contractor shall retain the records required by Section 3.2",
+    ], question="What is required for multifactor authentication and records?")
+    quotes = sorted(ctx.text[c.start:c.end] for c in cands)
+    assert quotes == ["3.5.3 Use multifactor authentication for local and network access to privileged accounts.",
+                      "Each contractor shall retain the records required by Section 3.2"]
+
+
+def test_the_same_requirement_with_and_without_footnote_calls_is_one_statement():
+    q = "3.5.3 Use multifactor authentication for local and network access to privileged accounts."
+    draft = compose_from_quotes([ev("REQ-P001", q + "24 25", 10), ev("REQ-P010", q, 9000)])
+    assert draft.final_answer == ("3.5.3 Use multifactor authentication for local and network access to privileged "
+                                  "accounts [REQ-P001, REQ-P010].")

@@ -123,6 +123,11 @@ def requirement_trigger(text: str) -> tuple[int, Confidence] | None:
 _BULLET = re.compile(r"(?:[+•▪◦●■*–—-]|\(?[ivx]+\)|\(?[a-z]\))\s+")
 
 
+# Superscript footnote calls right after a word's full stop, at the end of a quote. The letter
+# before the stop keeps section numbers ("Section 3.2") intact.
+_FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
+
+
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     """Whitespace and list bullets off the start, dangling punctuation and and/or off the end."""
     while s < e and text[s].isspace():
@@ -130,6 +135,9 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     m = _BULLET.match(text, s, e)
     if m:
         s = m.end()
+    m = _FOOTNOTE_MARK.search(text, s, e)  # "accounts.24 25": footnote calls are not the requirement
+    if m:
+        e = m.start()
     m = _TRAIL.search(text, s, e)
     if m and m.end() == e:
         e = m.start()
@@ -254,7 +262,7 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     groups: list[list[Evidence]] = []
     for e in usable:
         for g in groups:
-            if _same_text(e.exact_quote, g[0].exact_quote):
+            if _same_text(statement(e.exact_quote), statement(g[0].exact_quote)):
                 g.append(e)
                 break
         else:
