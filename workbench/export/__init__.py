@@ -18,7 +18,7 @@ FORMATS: dict[str, tuple[str, str]] = {  # name → (extension, media type)
     "md": ("md", "text/markdown"),
     "html": ("html", "text/html"),
     "bibtex": ("bib", "application/x-bibtex"),
-    "csljson": ("json", "application/vnd.citationstyles.csl+json"),
+    "csljson": ("csl.json", "application/vnd.citationstyles.csl+json"),  # not .json: the audit trail's name
     "webannotation": ("jsonld", 'application/ld+json; profile="http://www.w3.org/ns/anno.jsonld"'),
     "pdf": ("pdf", "application/pdf"),
     "jsonl": ("jsonl", "application/x-ndjson"),

@@ -52,7 +52,7 @@ def _note(bundle: ExportBundle, doc: Document | None, doc_id: str) -> str:
     pages = bundle.pages_cited(doc_id)
     parts = [f"SHA-256 {doc_id}"]
     if doc:
-        parts.insert(0, f"File {doc.filename}, {doc.pages} pages")
+        parts.insert(0, f"File {doc.filename}, {doc.pages} page{'' if doc.pages == 1 else 's'}")
     if pages:
         parts.append("pages cited: " + ", ".join(map(str, pages)))
     return "; ".join(parts)
