@@ -21,8 +21,9 @@ class UsageError(WorkbenchError):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
-        raise UsageError(f"{self.prog}: {message} (see --help)")
+    def error(self, message: str) -> None:  # one line, exit 2; main() prefixes "workbench: "
+        sub = self.prog.split(maxsplit=1)[1:]  # "workbench review" -> ["review"], "workbench" -> []
+        raise UsageError(f"{sub[0]}: {message} (see --help)" if sub else f"{message} (see --help)")
 
 
 def emit(rows: Iterable[dict[str, Any]]) -> None:
