@@ -281,12 +281,13 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                         "check quotes against the page")
     no_text = [p.number for p in pages if not p.has_text]
     if failed:
-        warnings.append(f"pages {_ranges(failed)} could not be read (damaged content): they are left empty")
+        warnings.append(f"{_pages(failed)} could not be read (damaged content): left empty")
     if no_text and len(no_text) == len(pages):
-        warnings.append(f"no text layer on any page (scanned?): pages {_ranges(no_text)}; quotes cannot be "
+        warnings.append(f"no text layer on any page (scanned?): {_pages(no_text)}; quotes cannot be "
                         "located until the PDF is OCRed")
     elif no_text:
-        warnings.append(f"pages {_ranges(no_text)} have no text layer (scanned?): quotes there cannot be located")
+        warnings.append(f"{_pages(no_text)} {'has' if len(no_text) == 1 else 'have'} no text layer (scanned?): "
+                        "quotes there cannot be located")
     document = Document(
         id=opened.sha256, filename=name, title=(meta.get("title") or "").strip() or None,
         author=(meta.get("author") or "").strip() or None, created=pdf_date(meta.get("creationDate")),
@@ -294,6 +295,11 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
         pages_without_text=no_text, warnings=warnings, size_bytes=len(data), encrypted=opened.encrypted,
     )
     return ParsedDocument(document, data, text, pages, words, lines)
+
+
+def _pages(nums: list[int]) -> str:
+    """[4] -> 'page 4'; [1, 2, 3, 7] -> 'pages 1-3, 7' (warnings read as English)."""
+    return f"page {nums[0]}" if len(nums) == 1 else f"pages {_ranges(nums)}"
 
 
 def _ranges(nums: list[int]) -> str:
