@@ -67,7 +67,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
         row = {"document_id": doc.id, "filename": doc.filename, "pages": doc.pages,
                "has_text_layer": doc.has_text_layer, "pages_without_text": doc.pages_without_text,
                "title": doc.title, "author": doc.author, "created": doc.created,
-               "source_type": args.source_type, "encrypted": doc.encrypted, "warnings": doc.warnings}
+               "source_type": doc.source_type, "encrypted": doc.encrypted, "warnings": doc.warnings}
         if args.json:
             emit([row])
         else:
@@ -321,7 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ingest", help="open PDFs, report pages, text layer and warnings")
     s.add_argument("files", nargs="+", metavar="FILE")
     s.add_argument("--password")
-    s.add_argument("--source-type", choices=SOURCE_TYPES, default="other")
+    s.add_argument("--source-type", choices=SOURCE_TYPES,
+                   help="default: the stored copy's type, else other")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_ingest)
 

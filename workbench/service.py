@@ -42,14 +42,18 @@ class Workbench:
 
     # --- documents ---------------------------------------------------------------------
     def ingest(self, source: bytes | str | Path, filename: str | None = None, *, password: str | None = None,
-               source_type: str = "other") -> Document:
+               source_type: str | None = None) -> Document:
         """Open, validate and keep a PDF (content-addressed). Raises workbench.errors.PdfError
-        subclasses with a user-facing message for bad input."""
+        subclasses with a user-facing message for bad input. No `source_type` keeps the one a
+        stored copy already has (e.g. `verify` on a contract), else "other"."""
         from workbench.pdf import open_pdf
 
-        if source_type not in SOURCE_TYPES:
+        if source_type is not None and source_type not in SOURCE_TYPES:
             raise WorkbenchError(f"unknown source type {source_type!r}: use one of {', '.join(SOURCE_TYPES)}")
         parsed = open_pdf(source, password=password, filename=filename, settings=self.settings)
+        if source_type is None:
+            stored = self.store.has_document(parsed.document.id)
+            source_type = self.store.get_document(parsed.document.id).source_type if stored else "other"
         if parsed.document.source_type != source_type:
             parsed.document = parsed.document.model_copy(update={"source_type": source_type})
         self.store.put_document(parsed.document, parsed.pdf_bytes)
