@@ -348,6 +348,15 @@ class Workbench:
             ans.support_ratio = ratio
             ans.citation_coverage = round(len(cited) / len(supported_ids), 4) if supported_ids else 0.0
             ans.grounding_confidence = grounding_confidence(len(supported_ids), ratio)
+            if labels:  # the pipeline's findings predate the humans: say what their labels changed
+                from workbench.models import QualityFinding
+
+                n_sup = sum(s.supported for s in sentences)
+                overridden = sorted({c for s in sentences for c in s.citations if final.get(c) == "unsupported"})
+                ans.quality = [*run.answer.quality, QualityFinding(
+                    check="after_review", passed=n_sup == len(sentences),
+                    detail=f"{n_sup}/{len(sentences)} sentences supported once human labels apply"
+                           + (f"; cited but marked unsupported: {', '.join(overridden)}" if overridden else ""))]
         elif not supported_ids:
             ans.grounding_confidence = "insufficient"
         if run.evidence and not supported_ids and not ans.result:
