@@ -168,7 +168,8 @@ class OpenAIBackend:
         if not settings.openai_api_key and not settings.openai_base_url:
             raise ConfigError(
                 "The openai backend needs OPENAI_API_KEY (for api.openai.com) or OPENAI_BASE_URL (for a "
-                "local server, e.g. http://localhost:11434/v1 for Ollama): set one, or use --backend rules."
+                "local server, e.g. http://localhost:11434/v1 for Ollama): set one, or choose the offline rules "
+                "backend (--backend rules on the command line)."
             )
         if settings.llm_max_concurrency < 1 or settings.llm_timeout <= 0 or settings.llm_max_retries < 0:
             raise ConfigError(
