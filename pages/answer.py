@@ -21,6 +21,10 @@ answer = wb.answer_view(run.run_id)
 statuses = {s.evidence.requirement_id: s.final_status for s in wb.evidence_status(run.run_id)}
 
 st.markdown(f"### {run.question}")
+if run.failures:  # a failed backend stage is never presented as a finding about the documents
+    st.error(f"**A backend stage failed.** {answer.message or ''}", icon=":material/error:")
+if answer.result == NO_AUTHORITATIVE_EVIDENCE and run.failures and not answer.final_answer:
+    st.stop()
 if answer.result == NO_AUTHORITATIVE_EVIDENCE:
     st.error(
         "**No authoritative evidence.** None of the selected documents contains a verified quote that answers "

@@ -107,6 +107,10 @@ if last:
             st.caption(f"{len(run.evidence)} extracted · {verified} verified · "
                        f"{len(run.evidence) - verified} rejected · confidence: {run.answer.grounding_confidence}"
                        f" · {run_label(run).rsplit(' · ', 1)[-1]}")
+            for f in run.failures:
+                st.error(f"The {run.backend} backend failed in the {f['stage']} stage: {f['message']}. "
+                         "The audit trail keeps the raw reply; fix the backend or use the offline rules backend.",
+                         icon=":material/error:")
             if run.stage_timings:
                 st.caption("Stage timings: " + " · ".join(f"{STAGE_NAMES.get(k, k)} {v:.2f} s"
                                                           for k, v in run.stage_timings.items()))

@@ -131,13 +131,27 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     if out is None:
         sys.stdout.write(text)
         sys.stdout.flush()
+    else:
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+        emit({"run_id": r.run_id, "question": r.question, "result": r.answer.result or "ANSWERED",
+              "grounding_confidence": r.answer.grounding_confidence} for r in runs)
+    return _report_backend_failures(runs)
+
+
+def _report_backend_failures(runs: list) -> int:
+    """A failed backend stage is visible: one stderr line; exit 2 when it left a run without an
+    answer (the audit trail, with the raw reply, is written first)."""
+    failed = [r for r in runs if r.failures]
+    if not failed:
         return 0
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)
-    emit({"run_id": r.run_id, "question": r.question, "result": r.answer.result or "ANSWERED",
-          "grounding_confidence": r.answer.grounding_confidence} for r in runs)
-    return 0
+    unanswered = [r for r in failed if not r.answer.final_answer]
+    f = failed[0].failures[0]
+    print(f"workbench: {len(failed)} of {len(runs)} run(s) had a failed {failed[0].backend} backend stage "
+          f"({f['stage']}: {' '.join(str(f['message']).split())[:300]}); the audit trail records it"
+          + (", and no answer was composed" if unanswered else ""), file=sys.stderr)
+    return 2 if unanswered else 0
 
 
 def _stored_id(wb, path: Path) -> str | None:

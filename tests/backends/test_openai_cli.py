@@ -54,3 +54,25 @@ def test_ask_with_backend_openai_and_no_endpoint_is_one_line_exit_2(env, make_pd
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "OPENAI_API_KEY" in err and "OPENAI_BASE_URL" in err
+
+
+def test_an_unreachable_endpoint_is_a_visible_failure_not_a_finding_about_the_documents(env, make_pdf, tmp_path,
+                                                                                         capsys):
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    pdf = make_pdf([PAGE], name="county.pdf")
+    out = tmp_path / "trail.json"
+    code = cli.main(["ask", str(pdf), "--question", QUESTION, "--backend", "openai", "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "backend stage" in err and "no answer was composed" in err
+    trail = json.loads(out.read_text())  # the audit trail is still written, with the failure in it
+    assert trail["evidence_audit_trail"]["failures"][0]["stage"] == "extract"
+    assert trail["verified_requirements"] == [] and trail["final_answer"] == ""
+    assert "backend failed in the extract stage" in trail["message"]
+    assert "not a finding about the documents" in trail["message"]
+    assert not any("Specific statute or policy" in m for m in trail["missing_evidence"])

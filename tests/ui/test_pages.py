@@ -256,6 +256,22 @@ def test_answer_states_no_authoritative_evidence_plainly(workspace):
     assert not component_data(at, "answer_text")
 
 
+def test_answer_says_a_failed_backend_stage_failed_instead_of_claiming_no_evidence(workspace):
+    wb, doc, run = workspace
+    from workbench.models import NO_AUTHORITATIVE_EVIDENCE, Answer
+
+    failed = run.model_copy(update={
+        "run_id": "run-failed", "backend": "openai", "evidence": [], "verifications": [],
+        "failures": [{"stage": "extract", "error": "BackendError", "message": "Cannot connect to http://127.0.0.1:9/v1",
+                      "raw": None}],
+        "answer": Answer(result=NO_AUTHORITATIVE_EVIDENCE, message="The openai backend failed in the extract stage.")})
+    wb.store.save_run(failed)
+    at = on_page(app(run="run-failed"), "answer")
+    errors = " ".join(e.value for e in at.error)
+    assert "A backend stage failed" in errors and "extract stage" in errors
+    assert "No authoritative evidence" not in errors
+
+
 # --- Dashboard and Export -----------------------------------------------------------------------
 def test_dashboard_charts_pass_rate_reasons_confusion_and_confidence(workspace):
     wb, doc, run = workspace

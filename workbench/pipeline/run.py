@@ -211,10 +211,14 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
     clock.start("finalize")
     if not verified:
         answer.result = NO_AUTHORITATIVE_EVIDENCE
-        why = ", ".join(f"{n} {k}" for k, n in rejected.most_common()) or "nothing extracted"
-        answer.message = f"{NO_EVIDENCE_MESSAGE} {len(evidence)} requirement(s) extracted, none verified ({why})."
-        answer.missing_evidence = [f"Specific statute or policy addressing: {question}"] + _unsearchable(docs)
         answer.grounding_confidence = "insufficient"
+        if run.failures:  # the backend failed: say so, never present it as a finding about the documents
+            answer.message = backend_failure_message(run)
+            answer.missing_evidence = ["Not determined: the backend failed before any evidence could be verified."]
+        else:
+            why = ", ".join(f"{n} {k}" for k, n in rejected.most_common()) or "nothing extracted"
+            answer.message = f"{NO_EVIDENCE_MESSAGE} {len(evidence)} requirement(s) extracted, none verified ({why})."
+            answer.missing_evidence = [f"Specific statute or policy addressing: {question}"] + _unsearchable(docs)
     run.answer = answer
     run.usage = _usage_delta(usage_before, backend.usage() or {})
     if verified and not answer.final_answer:
@@ -224,6 +228,15 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
               answer.result or answer.grounding_confidence)
     run.stage_timings = dict(clock.timings)
     return run
+
+
+def backend_failure_message(run: Run) -> str:
+    """What a reviewer must read when a backend stage failed: which stage, why, what to do."""
+    f = run.failures[0]
+    more = f" (and {len(run.failures) - 1} more failure(s))" if len(run.failures) > 1 else ""
+    return (f"The {run.backend} backend failed in the {f['stage']} stage: {f['message']}{more}. "
+            "This is not a finding about the documents: fix the backend (the audit trail keeps the raw "
+            "reply) and ask again, or use the offline rules backend.")
 
 
 def _usage_delta(before: dict[str, StageUsage], after: dict[str, StageUsage]) -> dict[str, Any]:
