@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -84,15 +84,35 @@ def content_terms(text: str) -> set[str]:
     return {stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
 
 
-def term_coverage(question: str, quote: str) -> tuple[float, list[str], list[str]]:
-    """Share of the question's content terms found in the quote, and which were / were not."""
+def term_coverage(question: str, quote: str, vocabulary: Collection[str] | None = None
+                  ) -> tuple[float, list[str], list[str]]:
+    """Share of the question's content terms found in the quote, and which were / were not.
+    With the searched documents' `vocabulary`, ONE question term the documents never use (a
+    contract says "ADAMS GOLF", the question "the Company") is excused: no quote could hold it.
+    Only one, so a question that is mostly foreign to the documents still fails."""
     q = content_terms(question)
     if not q:
         return 0.0, [], []
     s = content_terms(quote)
     hit = sorted(q & s)
     miss = sorted(q - s)
-    return len(hit) / len(q), hit, miss
+    denominator = len(q)
+    if vocabulary is not None and len(q) > 1 and any(t not in vocabulary for t in miss):
+        denominator -= 1
+    return len(hit) / denominator, hit, miss
+
+
+_VOCABULARY: dict[str, frozenset[str]] = {}
+
+
+def document_vocabulary(document_id: str, text: str) -> frozenset[str]:
+    """Stemmed content terms of a document, cached by its id (the SHA-256 of its bytes)."""
+    vocab = _VOCABULARY.get(document_id)
+    if vocab is None:
+        if len(_VOCABULARY) > 64:
+            _VOCABULARY.clear()
+        vocab = _VOCABULARY[document_id] = frozenset(content_terms(text))
+    return vocab
 
 
 def is_negated(text: str) -> bool:
@@ -120,19 +140,22 @@ def _cosine(embed: EmbedFn | None, a: str, b: str) -> float | None:
 
 
 def judge_requirement(question: str, quote: str, *, context: str | None = None,
-                      embed: EmbedFn | None = None) -> JudgeResult:
+                      embed: EmbedFn | None = None, vocabulary: Collection[str] | None = None) -> JudgeResult:
     """Seed 000's verify gate for one extracted quote. `context` (the text around the quote)
     lets a quote that starts with "This …" pass when the context supplies the referent."""
     quote = " ".join(quote.split())
     if not quote:
         return JudgeResult(verified=False, rejection_reason="incomplete_quote",
                            verification_rationale="The quote is empty.", score=0.0)
-    cov, hit, miss = term_coverage(question, quote)
+    cov, hit, miss = term_coverage(question, quote, vocabulary)
     cos = _cosine(embed, question, quote)
     relevance = cov if cos is None else max(cov, (cos - 0.2) / 0.6)
     relevance = min(1.0, max(0.0, relevance))
     cos_txt = "" if cos is None else f", cosine {cos:.2f}"
-    terms_txt = f"question terms found: {', '.join(hit) or 'none'}" + (f"; missing: {', '.join(miss)}" if miss else "")
+    absent = [t for t in miss if vocabulary is not None and t not in vocabulary]
+    miss = [t for t in miss if t not in absent]
+    terms_txt = (f"question terms found: {', '.join(hit) or 'none'}" + (f"; missing: {', '.join(miss)}" if miss else "")
+                 + (f"; not used by the documents: {', '.join(absent)}" if absent else ""))
 
     addresses = cov >= MIN_RELEVANCE or (cos is not None and cos >= MIN_COSINE)
     if not addresses:

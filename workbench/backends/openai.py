@@ -223,7 +223,8 @@ class OpenAIBackend:
             ))
         return out
 
-    def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
+    def verify(self, question: str, evidence: list[Evidence], vocabulary: frozenset[str] | None = None
+               ) -> list[Verification]:
         """One LLM call per item, at most llm_max_concurrency in flight; each verdict then
         passes the rules gate. An item whose call fails is rejected `backend_error` (its raw
         reply is kept in usage()['verify'].raw_failures); if every call fails, the stage raises."""
@@ -232,7 +233,7 @@ class OpenAIBackend:
         judge = self._judge()
         workers = min(self.settings.llm_max_concurrency, len(evidence))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wb-verify") as pool:
-            results = list(pool.map(lambda e: self._verify_one(question, e, judge), evidence))
+            results = list(pool.map(lambda e: self._verify_one(question, e, judge, vocabulary), evidence))
         errors = [err for _, err in results if err is not None]
         if errors and len(errors) == len(evidence):
             first = errors[0]
@@ -364,7 +365,8 @@ class OpenAIBackend:
             raise BackendError(f"The rules gate (workbench.backends.judge) is unavailable: {exc}") from exc
         return judge
 
-    def _verify_one(self, question: str, ev: Evidence, judge: Any) -> tuple[Verification, BackendError | None]:
+    def _verify_one(self, question: str, ev: Evidence, judge: Any, vocabulary: frozenset[str] | None = None
+                    ) -> tuple[Verification, BackendError | None]:
         if ev.span is None:
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="quote_not_found",
                                 verification_rationale="The quote was not found verbatim in the document.",
@@ -376,8 +378,8 @@ class OpenAIBackend:
         except BackendError as exc:  # already in usage()['verify'].raw_failures
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
-        gate = judge.judge_requirement(question, ev.exact_quote, embed=self.embed) if self.embed \
-            else judge.judge_requirement(question, ev.exact_quote)
+        gate = judge.judge_requirement(question, ev.exact_quote, embed=self.embed, vocabulary=vocabulary) \
+            if self.embed else judge.judge_requirement(question, ev.exact_quote, vocabulary=vocabulary)
         return self._combine(ev.requirement_id, llm, gate), None
 
     @staticmethod

@@ -344,13 +344,14 @@ class RulesBackend:
         self._count("extract", t0)
         return out
 
-    def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
+    def verify(self, question: str, evidence: list[Evidence], vocabulary: frozenset[str] | None = None
+               ) -> list[Verification]:
         """Seed 000's three criteria, decided by judge.judge_requirement."""
         judge = _judge()
         t0 = time.perf_counter()
         out = []
         for e in evidence:
-            r = judge.judge_requirement(question, e.exact_quote)
+            r = judge.judge_requirement(question, e.exact_quote, vocabulary=vocabulary)
             verified = bool(r.verified)
             reason = getattr(r, "rejection_reason", None)
             if not verified and reason not in _REASONS:

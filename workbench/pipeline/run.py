@@ -66,11 +66,13 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backe
                 requirement_id=e.requirement_id, verified=False, rejection_reason="hash_mismatch", verifier="pipeline",
                 verification_rationale="The document's text at the span no longer matches the quote and its SHA-256.")
     got: dict[str, Verification] = {}
+    vocabulary = _vocabulary(docs)
     for i in range(0, len(intact), VERIFY_BATCH):
         batch = intact[i:i + VERIFY_BATCH]
         asked = {e.requirement_id for e in batch}
         try:
-            got.update({v.requirement_id: v for v in backend.verify(question, batch) if v.requirement_id in asked})
+            got.update({v.requirement_id: v for v in backend.verify(question, batch, vocabulary=vocabulary)
+                        if v.requirement_id in asked})
         except BackendError as exc:
             _failure(run, "verify", exc)
             for e in batch:
@@ -93,6 +95,13 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backe
             v = v.model_copy(update={"rejection_reason": "does_not_address_question"})
         verdicts[e.requirement_id] = v
     return [verdicts[e.requirement_id] for e in evidence]
+
+
+def _vocabulary(docs: dict[str, Any]) -> frozenset[str]:
+    """The searched documents' terms, for the verifier's relevance check (cached per document)."""
+    from workbench.backends.judge import document_vocabulary
+
+    return frozenset().union(*(document_vocabulary(i, d.text) for i, d in docs.items()))
 
 
 def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend, run: Run) -> Draft:
