@@ -30,7 +30,17 @@ def describe(doc: Document) -> None:
                    "Quotes on these pages cannot be found or verified; OCR the file first if they matter.",
                    icon=":material/document_scanner:")
     for w in doc.warnings:
-        st.warning(f"**{doc.filename}**: {w}", icon=":material/warning:")
+        if doc.pages_without_text and "text layer" in w:  # said once, above
+            continue
+        st.warning(f"**{doc.filename}**: {without_name(doc.filename, w)}", icon=":material/warning:")
+
+
+def without_name(name: str, message: str) -> str:
+    """The service's messages name the file; the app names it in bold already."""
+    for prefix in (f"{name}: ", f"{name} "):
+        if message.startswith(prefix):
+            return message[len(prefix):]
+    return message
 
 
 def ingest(name: str, data: bytes, source_type: str, password: str | None = None) -> None:
@@ -83,9 +93,9 @@ for r in results:
     if r.get("document"):
         describe(r["document"])
     elif r.get("password") and r["name"] in pending:
-        st.warning(f"**{r['name']}** is encrypted: {pending[r['name']]['message']}", icon=":material/lock:")
+        st.warning(f"**{r['name']}** is encrypted: enter its password below to open it.", icon=":material/lock:")
     elif r.get("error"):
-        st.error(f"**{r['name']}**: {r['error']}", icon=":material/error:")
+        st.error(f"**{r['name']}**: {without_name(r['name'], r['error'])}", icon=":material/error:")
 
 for name, item in list(pending.items()):
     with st.form(f"pw_{name}", border=True):

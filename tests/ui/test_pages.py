@@ -92,9 +92,11 @@ def test_documents_encrypted_upload_asks_for_the_password_and_opens_with_it(data
     at.file_uploader[0].set_value((pdf.name, pdf.read_bytes(), "application/pdf")).run()
     next(b for b in at.button if b.label == "Ingest").click().run()
     assert any("encrypted" in w.value for w in at.warning), texts(at)
+    assert all(w.value.count(pdf.name) <= 1 and "--password" not in w.value for w in at.warning), texts(at)
     at.text_input(key=f"pw_input_{pdf.name}").set_value("wrong")
     at.button(key=next(b.key for b in at.button if b.label == "Open with password")).click().run()
     assert at.error and pdf.name in at.error[0].value
+    assert at.error[0].value.count(pdf.name) == 1 and "password is wrong" in at.error[0].value
     at.text_input(key=f"pw_input_{pdf.name}").set_value("test")
     next(b for b in at.button if b.label == "Open with password").click().run()
     assert not at.exception, at.exception
