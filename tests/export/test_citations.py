@@ -137,3 +137,17 @@ def test_answer_text_is_escaped_in_both_reports_but_citations_stay_links(reviewe
     assert r"Use \<b\>\*strong\*\</b\> crypto [[1](#ev-1)]." in md
     html_doc = to_html(bundle).decode()
     assert 'Use &lt;b&gt;*strong*&lt;/b&gt; crypto [<a href="#ev-1" title="REQ-S001">1</a>].' in html_doc
+
+
+def test_the_bibliography_lists_documents_quoted_from_not_every_document_searched(reviewed, make_pdf):
+    from tests.export.conftest import PAGE_2, load_pdf
+
+    bundle, pdf = reviewed
+    searched = load_pdf(make_pdf([PAGE_2], name="searched-only.pdf"), title="Searched but never quoted")
+    bundle.documents[searched.document.id] = searched.document
+    bundle.runs[0].run.document_ids.append(searched.document.id)
+    titles = [i["title"] for i in json.loads(to_csljson(bundle))]
+    assert titles == ["Security Requirements for Test Systems"]
+    for rb in bundle.runs:  # nothing quoted at all: the export still names what was searched
+        rb.statuses.clear()
+    assert len(json.loads(to_csljson(bundle))) == 2

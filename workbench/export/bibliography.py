@@ -42,9 +42,12 @@ def cite_keys(bundle: ExportBundle) -> dict[str, str]:
 
 
 def _doc_ids(bundle: ExportBundle) -> list[str]:
+    """The documents that evidence was quoted from; only when nothing was quoted at all (a
+    NO_AUTHORITATIVE_EVIDENCE run) the documents that were searched, so the export still says where."""
     ids = bundle.cited_document_ids()
-    for rb in bundle.runs:
-        ids += [d for d in rb.run.document_ids if d not in ids]
+    if not ids:
+        for rb in bundle.runs:
+            ids += [d for d in rb.run.document_ids if d not in ids]
     return ids
 
 
