@@ -162,13 +162,24 @@ def hit(c, gold) -> bool:
 
 
 def fit_lr(X: np.ndarray, y: np.ndarray, l2: float = 1e-2, iters: int = 800, lr: float = 0.5,
-           balanced: bool = True) -> tuple[np.ndarray, float]:
-    """Logistic regression (numpy, standardised features, L2); weights on the raw scale."""
+           balanced: bool = True, groups: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Logistic regression (numpy, standardised features, L2); weights on the raw scale.
+    With `groups` (one label per row: the claim), every group weighs the same and, within it,
+    its positives and negatives weigh half each: the fit learns what separates supported from
+    unsupported for the same claim, not which claims are often supported."""
     mu, sd = X.mean(0), X.std(0) + 1e-9
     Z = (X - mu) / sd
     w = np.zeros(Z.shape[1])
     b = 0.0
     sw = np.where(y == 1, (1 - y).sum() / max(y.sum(), 1), 1.0) if balanced else np.ones(len(y))
+    if groups is not None:
+        sw = np.zeros(len(y))
+        for g in np.unique(groups):
+            m = groups == g
+            for cls in (0, 1):
+                mc = m & (y == cls)
+                if mc.any():
+                    sw[mc] = 0.5 / mc.sum()
     for _ in range(iters):
         p = 1 / (1 + np.exp(-(Z @ w + b)))
         g = (p - y) * sw
@@ -223,12 +234,13 @@ def fit(rows, rank_feats, dec_feats):
         f = J.claim_features(r["claim"], pool, r["stats"])
         F.append([f[k] for k in dec_feats])
     yd = np.array([r["label"] == "Entailment" for r in rows], float)
-    dw, db = fit_lr(np.array(F), yd)
+    dw, db = fit_lr(np.array(F), yd, groups=np.array([r["claim"] for r in rows]))
     return rank_w, dw, db
 
 
 RANK_FEATS = ["cos", "cov", "bm25", "rr", "len", "heading", "margin"]
-DECIDE_FEATS = ["cos1", "cov1", "absent_frac", "neg_mismatch", "restrict_missing", "permit_vs_neg"]
+DECIDE_FEATS = ["cos1", "cov1", "absent_frac", "neg_mismatch", "restrict_missing", "permit_vs_neg",
+                "neg_claim_unmatched", "permit_prohibited", "oblige_negated", "neg_claim_prohibited", "cov_top3"]
 
 
 def main(argv=None) -> int:

@@ -34,6 +34,13 @@ PERMIT = re.compile(r"\b(may|can|is permitted to|are permitted to|is entitled to
 OBLIGE = re.compile(r"\b(shall|must|will|agrees? to|is required to|are required to|undertakes? to|"
                     r"is obliged to|are obliged to|is obligated to|are obligated to)\b", re.I)
 RESTRICT = re.compile(r"\b(only|solely|exclusively|all|every|expressly|always)\b", re.I)
+# A prohibition in a span ("shall not", "may not", "no copies shall", "prohibited") and the
+# exceptions that turn one into a permission ("except", "unless", "without prior consent").
+PROHIBIT = re.compile(r"\b(shall not|will not|may not|must not|cannot|can not|is not permitted|are not permitted|"
+                      r"prohibited|no \w+( \w+)? (shall|may|will))\b")
+EXCEPTION = re.compile(r"\b(except|unless|provided that|other than|save (as|that|for)|without the prior|without prior|"
+                       r"prior written consent|notwithstanding)\b")
+ONLY_WORDS = frozenset(["only", "solely", "exclusively"])
 
 
 def embed_form(text: str) -> str:
@@ -74,6 +81,13 @@ def negated(text: str) -> bool:
 
 _NEG_WORDS = frozenset(["not", "no", "never", "neither", "nor", "none", "cannot", "without", "nothing",
                         "prohibited", "refrain"])
+
+
+def word_near(text: str, key_terms: set[str], words: frozenset[str], window: int = 8) -> bool:
+    """Whether one of `words` occurs within `window` words of one of the key terms."""
+    toks = _TOKEN.findall(norm(text))
+    at = [i for i, t in enumerate(toks) if _stem(t) in key_terms]
+    return any(abs(i - j) <= window for j, t in enumerate(toks) if t in words for i in at)
 
 
 def negation_near(text: str, key_terms: set[str], window: int = 6) -> float:
@@ -253,6 +267,11 @@ def claim_features(claim: str, pool: list[Candidate], stats: DocStats | None = N
     c_neg = negated(claim)
     top_neg = [negated(c.text) for c in top[:3]]
     restrict = bool(RESTRICT.search(norm(claim)))
+    nclaim = norm(claim)
+    permit = bool(PERMIT.search(nclaim)) and not c_neg
+    oblige = bool(OBLIGE.search(nclaim)) and not c_neg
+    prohibits = [bool(PROHIBIT.search(norm(c.text))) for c in top[:3]]
+    excepts = [bool(EXCEPTION.search(norm(c.text))) for c in top[:3]]
     return {
         "cos1": float(max(c.features.get("cos", 0.0) for c in top)),
         "cov1": float(max(c.features.get("cov", 0.0) for c in top)),
@@ -272,16 +291,27 @@ def claim_features(claim: str, pool: list[Candidate], stats: DocStats | None = N
                                     and not any(negation_near(c.text, key) > 0 for c in top)),
         "cos_top3": float(np.mean(sorted(c.features.get("cos", 0.0) for c in top)[-3:])),
         "cov_top3": float(np.mean(sorted(c.features.get("cov", 0.0) for c in top)[-3:])),
+        # a permission ("may X") next to a top span that prohibits without exception
+        "permit_prohibited": float(permit and any(p and not e for p, e in zip(prohibits, excepts, strict=True))),
+        # an obligation ("shall X") whose best span negates its key terms
+        "oblige_negated": float(oblige and negation_near(top[0].text, key) > 0),
+        # a prohibition ("shall not X") next to a top span that prohibits
+        "neg_claim_prohibited": float(c_neg and any(prohibits)),
+        # a restriction ("only X") that no top span states near the claim's key terms
+        "only_unmatched": float(bool(ONLY_WORDS & set(_TOKEN.findall(nclaim)))
+                                and not any(word_near(c.text, key, ONLY_WORDS) for c in top[:3])),
     }
 
 
-# Logistic weights over claim_features, fitted on ContractNLI dev (Entailment vs the rest,
-# classes balanced) by `bench/bench_contractnli.py --fit`; features not listed weigh 0.
+# Logistic weights over claim_features, fitted on ContractNLI dev (Entailment vs the rest; each
+# claim weighs the same and, within it, supported and unsupported cases weigh half each) by
+# `bench/bench_contractnli.py --fit`; features not listed weigh 0.
 DECIDE_WEIGHTS: dict[str, float] = {
-    "cos1": 3.8548, "cov1": 1.6926, "absent_frac": -2.1997, "neg_mismatch": -0.9616, "restrict_missing": -2.3506,
-    "permit_vs_neg": 1.373,
+    "cos1": 4.4417, "cov1": 3.0328, "absent_frac": -1.7176, "neg_mismatch": -0.6461, "restrict_missing": -1.8114,
+    "permit_vs_neg": 0.5371, "neg_claim_unmatched": -0.9298, "permit_prohibited": -0.4577, "oblige_negated": -0.1544,
+    "neg_claim_prohibited": 0.0674, "cov_top3": -1.8691,
 }
-DECIDE_BIAS = -2.6842
+DECIDE_BIAS = -2.8539
 THRESHOLD = 0.5
 
 
@@ -295,8 +325,8 @@ def decide(claim: str, pool: list[Candidate], stats: DocStats | None = None,
     b = DECIDE_BIAS if bias is None else bias
     z = b + sum(w.get(k, 0.0) * v for k, v in f.items())
     p = 1.0 / (1.0 + math.exp(-z))
-    if f.get("neg_claim_unmatched"):  # polarity gate: never call a negative claim supported
-        p = min(p, THRESHOLD - 0.01)  # by passages that do not negate what it is about
+    if f.get("only_unmatched"):  # restriction gate: "only X" is not supported by passages
+        p = min(p, THRESHOLD - 0.01)  # that never restrict what the claim is about
     ok = p >= THRESHOLD
     best = pool[0]
     quote = " ".join(best.text.split())
@@ -309,7 +339,13 @@ def decide(claim: str, pool: list[Candidate], stats: DocStats | None = None,
         why.append("polarity differs (one of claim and span is negated)")
     if "restrict_missing" in against:
         why.append("the claim's restrictive wording (only/all/expressly…) is not in the evidence")
-    if f.get("neg_claim_unmatched"):
+    if "neg_claim_unmatched" in against:
         why.append("the claim is negative but no passage found negates its key terms")
+    if "permit_prohibited" in against:
+        why.append("the claim permits what a top passage prohibits without exception")
+    if "oblige_negated" in against:
+        why.append("the claim states an obligation the best passage negates")
+    if f.get("only_unmatched"):
+        why.append("the claim restricts (only/solely/exclusively) but no passage restricts its key terms")
     head = "Supported" if ok else "Not supported"
     return Verdict(ok, round(p, 4), f"{head} (p={p:.2f}): " + "; ".join(why) + f': "{quote}"', f)
