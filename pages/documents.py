@@ -57,6 +57,7 @@ def ingest(name: str, data: bytes, source_type: str, password: str | None = None
     else:
         pending.pop(name, None)
         results.append({"name": name, "document": doc})
+        wb.prepare([doc.id])  # index it in the background: the first question will not wait
 
 
 left, right = st.columns([3, 2], gap="large")

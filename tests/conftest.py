@@ -13,6 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("WORKBENCH_CORPUS", ROOT.parent / "shared" / "corpus"))
 CHROMIUM = Path("/usr/bin/chromium")
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# Tests ask for what they need; no background embedding of every ingested PDF (tests that
+# exercise it turn it on). Set in os.environ so apps the browser tests start inherit it.
+os.environ.setdefault("WORKBENCH_INDEX_ON_INGEST", "false")
 
 
 @pytest.fixture(scope="session")

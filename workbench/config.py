@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     vector_weight: float = 0.5  # share of the vector rank in the hybrid rank mix
     embed_threads: int = 2
     embed_batch: int = 32
+    # Build a document's retrieval index in the background right after it is ingested in the
+    # app, so the first question does not wait for the embedding.
+    index_on_ingest: bool = True
 
     # Pipeline
     backend: str = "rules"

@@ -7,6 +7,7 @@ docstring is its contract."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import pickle
 import threading
@@ -31,6 +32,8 @@ from workbench.models import (
     Verification,
     sha256_text,
 )
+
+log = logging.getLogger(__name__)
 
 
 class Workbench:
@@ -142,6 +145,7 @@ class Workbench:
             raise WorkbenchError(f"Unknown source type {source_type!r}: choose one of {', '.join(SOURCE_TYPES)}.")
         docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
         engine = get_backend(backend or self.settings.backend, self.settings)
+        self._index_with_progress(docs, on_event, len(questions))
         runs: list[Run] = []
         for i, q in enumerate(questions):
             run = run_question(q, docs, retriever=self.retriever, backend=engine, ids=self.store, settings=self.settings,
@@ -150,6 +154,38 @@ class Workbench:
             self.store.save_run(run)
             runs.append(run)
         return runs
+
+    def _index_with_progress(self, docs: list, on_event: Callable[[StageEvent], None] | None, total: int) -> None:
+        """Index documents not indexed yet, saying so: the first question on a document embeds
+        it once (about half a second per page), which a reviewer should see, not wonder about."""
+        retriever = self.retriever
+        todo = [d for d in docs if not retriever.store.is_built(d)]
+        for n, d in enumerate(todo):
+            if on_event is not None:
+                on_event(StageEvent(stage="retrieval", status="progress", question_total=total,
+                                    counts={"documents_indexed": n, "documents_to_index": len(todo)},
+                                    message=f"indexing {d.document.filename} ({d.document.pages} pages): "
+                                            "the first question on a document embeds it once"))
+            retriever.index(d)
+
+    def prepare(self, document_ids: list[str]) -> threading.Thread | None:
+        """Build the documents' retrieval indexes in a background thread (after an upload), so
+        the first question does not wait for the embedding; a question asked meanwhile waits on
+        the same per-document lock instead of embedding twice. Off with index_on_ingest=false."""
+        if not self.settings.index_on_ingest or not document_ids:
+            return None
+        retriever = self.retriever  # created here, not raced for in the thread
+
+        def build() -> None:
+            for i in document_ids:
+                try:
+                    retriever.index(self.parsed(i))
+                except Exception:  # noqa: BLE001 - a question on it will build (and report) again
+                    log.exception("background indexing of %s failed", i)
+
+        t = threading.Thread(target=build, name="workbench-index", daemon=True)
+        t.start()
+        return t
 
     @cached_property
     def retriever(self):

@@ -251,6 +251,14 @@ class IndexStore:
         self._cache: dict[tuple[str, str], DocumentIndex] = {}
         self._lock = threading.Lock()
 
+    def is_built(self, doc) -> bool:
+        """True when the document's chunk index is loaded or persisted (checks; builds nothing)."""
+        with self._lock:
+            di = self._cache.get((doc.document.id, sha256_text(doc.text)))
+        if di is not None and di._chunk_units is not None:
+            return True
+        return (di or DocumentIndex(self.root, doc, self.chunk_words, self.embedder))._meta_ok()
+
     def get(self, doc) -> DocumentIndex:
         key = (doc.document.id, sha256_text(doc.text))
         with self._lock:

@@ -20,6 +20,8 @@ def shared_workbench() -> Workbench:
     with _lock:
         if _instance is None or _instance.settings.data_dir != get_settings().data_dir:
             _instance = Workbench(get_settings())
+            # Index what the workspace holds (e.g. the sample) while the first visitor looks around.
+            _instance.prepare([d.id for d in _instance.documents()])
         return _instance
 
 

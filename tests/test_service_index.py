@@ -1,0 +1,36 @@
+"""Indexing is paid once per document, and never silently: the app indexes a document in the
+background right after upload, and a question on a document not yet indexed says so."""
+
+from __future__ import annotations
+
+from workbench.config import Settings
+from workbench.service import Workbench
+
+POLICY = ("Access Control Policy. Employees must use multifactor authentication for remote access to "
+          "company systems. Contractors shall return all badges within five business days of the end "
+          "of their contract. Audit logs must be retained for at least three years by the security team.")
+
+
+def test_prepare_builds_the_index_in_the_background_and_the_question_reuses_it(data_dir, make_pdf):
+    wb = Workbench(Settings(data_dir=data_dir, index_on_ingest=True))
+    doc = wb.ingest(make_pdf([POLICY]), "policy.pdf", source_type="policy")
+    parsed = wb.parsed(doc.id)
+    assert not wb.retriever.store.is_built(parsed)
+    wb.prepare([doc.id]).join(timeout=300)
+    assert wb.retriever.store.is_built(parsed)
+    embedded = wb.retriever.embedder.texts_embedded
+    events = []
+    wb.ask(["How long must audit logs be retained?"], [doc.id], on_event=events.append)
+    assert wb.retriever.embedder.texts_embedded == embedded + 1  # the question only
+    assert not any("indexing" in e.message for e in events)
+
+
+def test_a_question_on_a_document_not_yet_indexed_reports_the_indexing(data_dir, make_pdf):
+    wb = Workbench(Settings(data_dir=data_dir, index_on_ingest=False))
+    doc = wb.ingest(make_pdf([POLICY]), "policy.pdf", source_type="policy")
+    assert wb.prepare([doc.id]) is None  # switched off: nothing runs in the background
+    events = []
+    wb.ask(["How long must audit logs be retained?"], [doc.id], on_event=events.append)
+    indexing = [e for e in events if e.stage == "retrieval" and "indexing policy.pdf" in e.message]
+    assert len(indexing) == 1 and indexing[0].status == "progress"
+    assert events.index(indexing[0]) < next(i for i, e in enumerate(events) if e.status == "started")
