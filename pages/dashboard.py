@@ -56,9 +56,16 @@ c3, c4 = st.columns(2, gap="large")
 with c3:
     if m.per_run:
         per = list(reversed(m.per_run))[-20:]
+        questions = {r.run_id: r.question for r in runs}
+
+        def short(run_id: str) -> str:  # the question, not the ID, names a run for a reader
+            q = questions.get(run_id, run_id)
+            return (q if len(q) <= 28 else q[:26] + "…") + f" ({run_id[:6]})"
+
+        x = [short(p.run_id) for p in per]
         fig = go.Figure([
-            go.Bar(name="pass rate (verifier)", x=[p.run_id for p in per], y=[p.pass_rate for p in per]),
-            go.Bar(name="reviewed", x=[p.run_id for p in per], y=[p.review_progress for p in per]),
+            go.Bar(name="pass rate (verifier)", x=x, y=[p.pass_rate for p in per]),
+            go.Bar(name="reviewed", x=x, y=[p.review_progress for p in per]),
         ])
         fig.update_layout(title="Per run: pass rate and review progress", barmode="group", yaxis_tickformat=".0%",
                           legend={"orientation": "h", "y": -0.25}, **CHART)

@@ -65,17 +65,17 @@ with left:
     rows = pd.DataFrame([{
         "ID": s.evidence.requirement_id,
         "Page": s.evidence.span.page if s.evidence.span else None,
+        "Quote": s.evidence.exact_quote,  # what a reviewer reads first: visible without scrolling
         "Final status": s.final_status,
         "Human label": s.human_label or "",
         "Verifier": s.verifier_verdict,
-        "Quote": s.evidence.exact_quote,
         "Reason": (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else "",
         "Document": (docs[s.evidence.document_id].title or docs[s.evidence.document_id].filename)
         if s.evidence.document_id in docs else s.evidence.document_id[:12],
     } for s in items])
     gob = GridOptionsBuilder.from_dataframe(rows)
     gob.configure_default_column(filter=True, sortable=True, resizable=True)
-    widths = {"ID": 100, "Page": 72, "Final status": 112, "Human label": 112, "Verifier": 108, "Quote": 380,
+    widths = {"ID": 100, "Page": 64, "Quote": 340, "Final status": 112, "Human label": 112, "Verifier": 108,
               "Reason": 220, "Document": 220}
     for col, w in widths.items():
         gob.configure_column(col, width=w, minWidth=60)
