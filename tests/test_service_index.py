@@ -34,3 +34,6 @@ def test_a_question_on_a_document_not_yet_indexed_reports_the_indexing(data_dir,
     indexing = [e for e in events if e.stage == "retrieval" and "indexing policy.pdf" in e.message]
     assert len(indexing) == 1 and indexing[0].status == "progress"
     assert events.index(indexing[0]) < next(i for i, e in enumerate(events) if e.status == "started")
+    (run,) = wb.runs()
+    assert run.stage_timings["indexing"] > 0  # the audit trail says what the first question paid for
+    assert run.audit_trail()["evidence_audit_trail"]["stage_timings"]["indexing"] > 0

@@ -11,6 +11,7 @@ import logging
 import os
 import pickle
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cached_property
@@ -145,21 +146,24 @@ class Workbench:
             raise WorkbenchError(f"Unknown source type {source_type!r}: choose one of {', '.join(SOURCE_TYPES)}.")
         docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
         engine = get_backend(backend or self.settings.backend, self.settings)
-        self._index_with_progress(docs, on_event, len(questions))
+        indexing_s = self._index_with_progress(docs, on_event, len(questions))
         runs: list[Run] = []
         for i, q in enumerate(questions):
             run = run_question(q, docs, retriever=self.retriever, backend=engine, ids=self.store, settings=self.settings,
                                on_event=on_event, source_type=source_type, question_index=i,
                                question_total=len(questions))
+            if i == 0 and indexing_s:  # the first question paid for indexing: its audit trail says so
+                run.stage_timings = {"indexing": round(indexing_s, 4), **run.stage_timings}
             self.store.save_run(run)
             runs.append(run)
         return runs
 
-    def _index_with_progress(self, docs: list, on_event: Callable[[StageEvent], None] | None, total: int) -> None:
+    def _index_with_progress(self, docs: list, on_event: Callable[[StageEvent], None] | None, total: int) -> float:
         """Index documents not indexed yet, saying so: the first question on a document embeds
-        it once (about half a second per page), which a reviewer should see, not wonder about."""
+        it once, which a reviewer should see, not wonder about. Returns the seconds it took."""
         retriever = self.retriever
         todo = [d for d in docs if not retriever.store.is_built(d)]
+        t0 = time.perf_counter()
         for n, d in enumerate(todo):
             if on_event is not None:
                 on_event(StageEvent(stage="retrieval", status="progress", question_total=total,
@@ -167,6 +171,7 @@ class Workbench:
                                     message=f"indexing {d.document.filename} ({d.document.pages} pages): "
                                             "the first question on a document embeds it once"))
             retriever.index(d)
+        return time.perf_counter() - t0 if todo else 0.0
 
     def prepare(self, document_ids: list[str]) -> threading.Thread | None:
         """Build the documents' retrieval indexes in a background thread (after an upload), so
