@@ -261,3 +261,35 @@ def test_viewer_loads_pages_near_the_target_only_and_unloads_far_ones(tmp_path, 
         assert page.locator(f'[data-evidence-id="{rid}"]').count() == len(span.rects)  # the box stays
         page.close()
     get_settings.cache_clear()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_citation_of_several_ids_gives_one_chip_per_id_each_opening_its_evidence(
+        tmp_path, browser, policy_pdf_path, monkeypatch):
+    from workbench.config import get_settings
+    from workbench.models import SentenceSupport
+    from workbench.service import Workbench
+
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench()
+    doc = wb.ingest(policy_pdf_path, "policy.pdf", source_type="policy")
+    run = seed_run(wb, doc.id, run_id="run-two-ids")
+    a, b = run.evidence[0], run.evidence[1]
+    text = f"The organization must limit access and review audit records [{a.requirement_id}, {b.requirement_id}]."
+    run.answer.final_answer = text
+    run.answer.sentences = [SentenceSupport(text=text, citations=[a.requirement_id, b.requirement_id], supported=True)]
+    wb.store.save_run(run)
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}answer?run={run.run_id}")
+        page.get_by_role("heading", name="Answer", exact=True).wait_for(timeout=60_000)
+        chips = page.locator("button.wb-chip")
+        chips.first.wait_for(timeout=60_000)
+        assert chips.all_inner_texts() == [a.requirement_id, b.requirement_id]
+        page.locator("button.wb-chip", has_text=b.requirement_id).click()
+        page.wait_for_url(re.compile(rf"/review\?.*evidence={b.requirement_id}"), timeout=60_000)
+        expect_highlight(page, b.requirement_id, b.span.page)
+        page.close()
+    get_settings.cache_clear()

@@ -12,10 +12,12 @@ import streamlit as st
 
 from workbench.models import Answer
 
-CITATION = re.compile(r"\[((?:REQ|SENT)-[A-Z]?\d+)\]")
+# A citation is a bracket of one or more IDs: [REQ-P001] or [REQ-P001, REQ-P010].
+_ID = r"(?:REQ|SENT)-[A-Z]{0,2}\d+"
+CITATION = re.compile(rf"\[({_ID}(?:\s*,\s*{_ID})*)\]")
 
 _JS = r"""
-const CIT = /\[((?:REQ|SENT)-[A-Z]?\d+)\]/g;
+const CIT = /\[((?:REQ|SENT)-[A-Z]{0,2}\d+(?:\s*,\s*(?:REQ|SENT)-[A-Z]{0,2}\d+)*)\]/g;
 function render(root, data, onCite) {
   root.innerHTML = "";
   for (const s of data.sentences) {
@@ -25,14 +27,16 @@ function render(root, data, onCite) {
     let last = 0;
     for (const m of s.text.matchAll(CIT)) {
       span.appendChild(document.createTextNode(s.text.slice(last, m.index)));
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "wb-chip" + (data.status[m[1]] ? " " + data.status[m[1]] : "");
-      b.dataset.citation = m[1];
-      b.textContent = m[1];
-      b.title = "Open " + m[1] + " in Review";
-      b.addEventListener("click", () => onCite(m[1]));
-      span.appendChild(b);
+      for (const id of m[1].split(/\s*,\s*/)) {  // one chip per cited ID
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "wb-chip" + (data.status[id] ? " " + data.status[id] : "");
+        b.dataset.citation = id;
+        b.textContent = id;
+        b.title = "Open " + id + " in Review";
+        b.addEventListener("click", () => onCite(id));
+        span.appendChild(b);
+      }
       last = m.index + m[0].length;
     }
     span.appendChild(document.createTextNode(s.text.slice(last) + " "));
@@ -69,7 +73,8 @@ def cited_ids(answer: Answer) -> list[str]:
     seen: dict[str, None] = {}
     for s in answer_sentences(answer):
         for m in CITATION.finditer(s["text"]):
-            seen.setdefault(m.group(1), None)
+            for i in re.split(r"\s*,\s*", m.group(1)):
+                seen.setdefault(i, None)
     return list(seen)
 
 
