@@ -32,26 +32,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import render_text_pdf as render  # noqa: E402
 from workbench.backends import judge_claims as J  # noqa: E402
 from workbench.pipeline import claims as C  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "corpus" / "contract-nli" / "dev.json"
 OUT = ROOT / "bench" / "out" / "contractnli"
-
-
-def render(text: str, path: Path) -> None:
-    import pymupdf
-
-    html = "".join(f"<p>{p.replace('&', '&amp;').replace('<', '&lt;')}</p>" for p in text.split("\n") if p.strip())
-    story = pymupdf.Story(html=html)
-    w = pymupdf.DocumentWriter(str(path))
-    more = True
-    while more:
-        dev = w.begin_page(pymupdf.paper_rect("letter"))
-        more, _ = story.place(pymupdf.Rect(72, 72, 540, 720))
-        story.draw(dev)
-        w.end_page()
-    w.close()
 
 
 class CachedRetriever:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.common import CORPUS, ROOT, peak_rss_mb, require_corpus
+from bench.common import render_text_pdf as render
 
 NIST = "pdfs/regulatory/NIST.SP.800-171r2.pdf"
 OUT = ROOT / "bench" / "out" / "embed-cnli"
@@ -140,22 +141,6 @@ def nist_index(threads: int, segments: bool) -> None:
             s = time.perf_counter() - t
             emit(measure="nist_segment_index_build", units=units, build_s=round(s, 1), units_per_s=round(units / s, 1),
                  peak_rss_mb=round(peak_rss_mb()))
-
-
-def render(text: str, path: Path) -> None:
-    """An NDA's text as a PDF, one paragraph per line of the text (as bench_contractnli does)."""
-    import pymupdf
-
-    html = "".join(f"<p>{p.replace('&', '&amp;').replace('<', '&lt;')}</p>" for p in text.split("\n") if p.strip())
-    story = pymupdf.Story(html=html)
-    w = pymupdf.DocumentWriter(str(path))
-    more = True
-    while more:
-        dev = w.begin_page(pymupdf.paper_rect("letter"))
-        more, _ = story.place(pymupdf.Rect(72, 72, 540, 720))
-        story.draw(dev)
-        w.end_page()
-    w.close()
 
 
 def recall(n_docs: int | None, threads: int) -> None:

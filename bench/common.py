@@ -36,3 +36,19 @@ def require_corpus() -> Path:
     if not CORPUS.is_dir():
         raise SystemExit(f"shared corpus not found at {CORPUS} (set WORKBENCH_CORPUS)")
     return CORPUS
+
+
+def render_text_pdf(text: str, path: Path) -> None:
+    """An NDA's text as a PDF, one paragraph per line of the text (as check_cli.py's verify check renders ContractNLI)."""
+    import pymupdf
+
+    html = "".join(f"<p>{p.replace('&', '&amp;').replace('<', '&lt;')}</p>" for p in text.split("\n") if p.strip())
+    story = pymupdf.Story(html=html)
+    w = pymupdf.DocumentWriter(str(path))
+    more = True
+    while more:
+        dev = w.begin_page(pymupdf.paper_rect("letter"))
+        more, _ = story.place(pymupdf.Rect(72, 72, 540, 720))
+        story.draw(dev)
+        w.end_page()
+    w.close()
