@@ -83,8 +83,8 @@ class FakeOpenAI:
     @property
     def base_url(self) -> str:
         assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        port = self._server.server_address[1]  # bound to loopback only
+        return f"http://127.0.0.1:{port}/v1"
 
     def start(self) -> FakeOpenAI:
         fake = self

@@ -14,6 +14,9 @@ from workbench.export.relabel_jsonl import to_jsonl
 from workbench.export.web_annotation import PDF_FRAGMENT_SPEC, ni_uri, to_webannotation
 from workbench.models import ReviewEvent
 
+# The JSON-LD @context the W3C Web Annotation model requires: an identifier, never fetched.
+WEB_ANNOTATION_CONTEXT = "http://www.w3.org/ns/anno.jsonld"
+
 
 def test_json_is_the_seed_000_audit_trail_with_final_statuses_and_review_history(reviewed):
     bundle, _ = reviewed
@@ -79,7 +82,7 @@ def test_jsonl_sentence_review_becomes_a_claim_line_and_reset_removes_it(reviewe
 def test_web_annotation_selectors_locate_the_quote_in_the_document_text(reviewed):
     bundle, pdf = reviewed
     out = json.loads(to_webannotation(bundle))
-    assert out["@context"] == "http://www.w3.org/ns/anno.jsonld" and out["type"] == "AnnotationCollection"
+    assert out["@context"] == WEB_ANNOTATION_CONTEXT and out["type"] == "AnnotationCollection"
     items = out["first"]["items"]
     assert out["total"] == len(items) == 3
     for anno, st in zip(items, bundle.runs[0].statuses, strict=True):
