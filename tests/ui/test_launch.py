@@ -33,3 +33,20 @@ def test_streamlit_command_runs_serve_py_headless_on_the_port():
     assert "--server.port 8765" in joined and "--server.headless true" in joined
     assert "--server.address 127.0.0.1" in joined
     assert "--logger.hideWelcomeMessage true" in joined  # the banner would look up the external IP online
+
+
+def test_a_busy_port_is_refused_with_what_to_do_before_anything_starts(data_dir):
+    import socket
+
+    import pytest
+
+    from workbench.ui import launch
+
+    with socket.socket() as s:
+        s.bind(("", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert "already in use" in launch.port_problem(port, None)
+        with pytest.raises(SystemExit, match=rf"make run PORT={port + 1}"):
+            launch.main(["--port", str(port)])
+    assert launch.port_problem(port, None) is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -32,6 +33,17 @@ def ensure_sample(sample: Path = SAMPLE) -> str | None:
     return f"Ingested the sample document {doc.filename} ({doc.pages} pages) into {wb.settings.data_dir}."
 
 
+def port_problem(port: int, address: str | None) -> str | None:
+    """Why the app could not listen on the port, in words a user can act on; None when free."""
+    with socket.socket() as s:
+        try:
+            s.bind((address or "", port))
+        except OSError:
+            return (f"Port {port} is already in use (another app, or the workbench already running?): "
+                    f"start on another port with `make run PORT={port + 1}`.")
+    return None
+
+
 def streamlit_command(port: int, address: str | None) -> list[str]:
     # hideWelcomeMessage: Streamlit's banner looks up the machine's external IP on the internet
     # (checkip.amazonaws.com) when headless without an address; we print the URL ourselves.
@@ -49,6 +61,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--address", default=None, help="interface to listen on (default: Streamlit's)")
     ap.add_argument("--no-sample", action="store_true", help="do not ingest the sample document")
     args = ap.parse_args(argv)
+    problem = port_problem(args.port, args.address)
+    if problem:
+        raise SystemExit(problem)
     if not args.no_sample:
         msg = ensure_sample()
         if msg:
