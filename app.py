@@ -4,6 +4,7 @@ which adds the page-image route the PDF viewer needs)."""
 import streamlit as st
 
 from workbench.ui import state
+from workbench.ui.reviewer_memory import remember_reviewer
 
 # A local icon: a ":material/…" page icon makes the browser fetch the favicon from Google Fonts.
 st.set_page_config(page_title="Evidence Workbench", page_icon=str(state.FAVICON), layout="wide")
@@ -14,8 +15,9 @@ with st.sidebar:
         "Reviewer name",
         key=state.REVIEWER,
         placeholder="e.g. Dana Reviewer",
-        help="Recorded on every review decision you make in this session.",
+        help="Recorded on every review decision you make; this browser remembers it.",
     )
+    remember_reviewer()
 
 pages = [
     st.Page(state.PAGE_DOCUMENTS, title="Documents", icon=":material/description:", default=True),

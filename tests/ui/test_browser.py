@@ -293,3 +293,23 @@ def test_a_citation_of_several_ids_gives_one_chip_per_id_each_opening_its_eviden
         expect_highlight(page, b.requirement_id, b.span.page)
         page.close()
     get_settings.cache_clear()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_reviewer_name_survives_a_browser_reload_but_is_never_put_in_the_url(tmp_path, browser):
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url)
+        field = page.get_by_role("textbox", name="Reviewer name")
+        field.wait_for(timeout=60_000)
+        field.fill("Dana Reviewer")
+        field.press("Enter")
+        streamlit_idle(page)
+        page.reload()
+        field = page.get_by_role("textbox", name="Reviewer name")
+        field.wait_for(timeout=60_000)
+        page.wait_for_function("() => [...document.querySelectorAll('input')].some(i => i.value === 'Dana Reviewer')",
+                               timeout=30_000)
+        assert "Dana" not in page.url
+        page.close()
