@@ -9,7 +9,7 @@ PORT ?= 8501
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test setup chromium lint bench screenshots lock clean
+.PHONY: run test setup chromium lint bench screenshots lock clean train
 
 setup: $(STAMP)
 
@@ -45,6 +45,18 @@ bench: $(STAMP)
 
 screenshots: $(STAMP) chromium
 	$(PY) scripts/screenshots.py
+
+# Rebuild the judgment model (workbench/judgment/model/) from the shared corpus: training pairs,
+# fine-tuning in .venv-train (torch, CPU; training only), int8 ONNX export, calibration.
+# About 50 minutes on 2 cores (train.py's --max-minutes bounds it). See workbench/judgment/model/MODEL_CARD.md.
+TRAIN_VENV := .venv-train
+train: $(STAMP)
+	@test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check -r train/requirements-train.txt
+	$(PY) train/build_pairs.py --out train/out/pairs.jsonl
+	nice -n 10 $(TRAIN_VENV)/bin/python train/train.py --pairs train/out/pairs.jsonl --out train/out/ckpt
+	$(TRAIN_VENV)/bin/python train/export.py --ckpt train/out/ckpt --out workbench/judgment/model
+	PYTHONPATH=. $(PY) train/calibrate.py --pairs train/out/pairs.jsonl
 
 # Re-pin requirements.txt from requirements.in.
 lock:

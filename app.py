@@ -3,21 +3,31 @@ which adds the page-image route the PDF viewer needs)."""
 
 import streamlit as st
 
-from workbench.ui import state
+from workbench.ui import sign_in, state
 from workbench.ui.reviewer_memory import remember_reviewer
+from workbench.ui.workspace import get_workbench
 
 # A local icon: a ":material/…" page icon makes the browser fetch the favicon from Google Fonts.
 st.set_page_config(page_title="Evidence Workbench", page_icon=str(state.FAVICON), layout="wide")
 state.sync_from_query_params()
 
-with st.sidebar:
-    st.text_input(
-        "Reviewer name",
-        key=state.REVIEWER,
-        placeholder="e.g. Dana Reviewer",
-        help="Recorded on every review decision you make; this browser remembers it.",
-    )
-    remember_reviewer()
+wb = get_workbench()
+if wb.settings.sign_in:  # identity from a login, not a name box; nothing shown before it
+    who = sign_in.current(wb)
+    if who is None:
+        sign_in.form(wb)
+        st.stop()
+    with st.sidebar:
+        sign_in.sidebar(wb, who)
+else:
+    with st.sidebar:
+        st.text_input(
+            "Reviewer name",
+            key=state.REVIEWER,
+            placeholder="e.g. Dana Reviewer",
+            help="Recorded on every review decision you make; this browser remembers it.",
+        )
+        remember_reviewer()
 
 pages = [
     st.Page(state.PAGE_DOCUMENTS, title="Documents", icon=":material/description:", default=True),

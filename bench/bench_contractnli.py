@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bench.common import render_text_pdf as render  # noqa: E402
 from workbench.backends import judge_claims as J  # noqa: E402
 from workbench.pipeline import claims as C  # noqa: E402
+from workbench.text.terms import embed_form  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "corpus" / "contract-nli" / "dev.json"
 OUT = ROOT / "bench" / "out" / "contractnli"
@@ -88,10 +89,10 @@ def prepare(n_docs: int | None):
     keys = sorted(hyp)
     for k, v in zip(keys, emb.embed([hyp[k] for k in keys]), strict=True):
         vec_of[hyp[k]] = v
-    for k, v in zip(keys, emb.embed([J.embed_form(hyp[k]) for k in keys]), strict=True):
-        knn_of[J.embed_form(hyp[k])] = v
-    for t, v in zip(J.BACKGROUND, emb.embed([J.embed_form(t) for t in J.BACKGROUND]), strict=True):
-        knn_of[J.embed_form(t)] = v
+    for k, v in zip(keys, emb.embed([embed_form(hyp[k]) for k in keys]), strict=True):
+        knn_of[embed_form(hyp[k])] = v
+    for t, v in zip(J.BACKGROUND, emb.embed([embed_form(t) for t in J.BACKGROUND]), strict=True):
+        knn_of[embed_form(t)] = v
     docs = []
     unmapped = total_gold = 0
     for doc in data["documents"][:n_docs]:
@@ -113,7 +114,7 @@ def prepare(n_docs: int | None):
             vec_of[t] = v
         # claim checking embeds the NFKC form of candidate texts: cache those vectors too
         kf = OUT / f"embk-{key}.npy"
-        forms = [J.embed_form(t) for t in texts]
+        forms = [embed_form(t) for t in texts]
         if kf.exists():
             kvecs = np.load(kf)
         else:
@@ -184,13 +185,13 @@ def collect(docs, retr, vec_of):
     def embed(texts):
         return np.stack([vec_of[t] for t in texts])
 
-    background = embed([J.embed_form(t) for t in J.BACKGROUND])
+    background = embed([embed_form(t) for t in J.BACKGROUND])
     rows = []
     for pd, items in docs:
         stats = C.doc_stats(pd)
         for key, claim, label, gold in items:
             cands = C.candidates_for(claim, pd, retr, C.CANDIDATES)
-            J.span_features(claim, vec_of[J.embed_form(claim)], cands, embed([J.embed_form(c.text) for c in cands]), stats,
+            J.span_features(claim, vec_of[embed_form(claim)], cands, embed([embed_form(c.text) for c in cands]), stats,
                             background)
             rows.append(dict(doc=pd.document.id, hyp=key, claim=claim, label=label, gold=gold, cands=cands, stats=stats))
     return rows

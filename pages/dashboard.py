@@ -5,6 +5,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from workbench.models import ReviewMetrics
+from workbench.ui import safe
 from workbench.ui.widgets import run_label
 from workbench.ui.workspace import get_workbench
 
@@ -38,7 +39,7 @@ c1, c2 = st.columns(2, gap="large")
 with c1:
     reasons = m.rejection_reasons
     if reasons:
-        fig = px.bar(x=list(reasons.values()), y=list(reasons), orientation="h", title="Rejection reasons (verifier)",
+        fig = px.bar(x=list(reasons.values()), y=[safe.plotly(r) for r in reasons], orientation="h", title="Rejection reasons (verifier)",
                      labels={"x": "items", "y": ""})
         st.plotly_chart(fig.update_layout(**CHART), width="stretch")
     else:
@@ -60,7 +61,7 @@ with c3:
 
         def short(run_id: str) -> str:  # the question, not the ID, names a run for a reader
             q = questions.get(run_id, run_id)
-            return (q if len(q) <= 28 else q[:26] + "…") + f" ({run_id[:6]})"
+            return safe.plotly(q if len(q) <= 28 else q[:26] + "…") + f" ({run_id[:6]})"
 
         x = [short(p.run_id) for p in per]
         fig = go.Figure([
@@ -86,5 +87,38 @@ if m.score_histogram and sum(m.score_histogram):
     fig = px.bar(x=[f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(len(m.score_histogram))], y=m.score_histogram,
                  title="Verifier score distribution", labels={"x": "score", "y": "items"})
     st.plotly_chart(fig.update_layout(**CHART), width="stretch")
-if m.reviewers:
-    st.caption("Review events by reviewer: " + ", ".join(f"{k}: {v}" for k, v in m.reviewers.items()))
+st.subheader("Reviewers")
+r = st.columns(3)
+r[0].metric("Between reviewers κ", "—" if m.inter_reviewer_kappa is None else f"{m.inter_reviewer_kappa:.2f}",
+            help=f"agreement between two reviewers on the {m.inter_reviewer_items} item(s) both labelled")
+r[1].metric("Open conflicts", m.open_conflicts,
+            help="reviewers disagree and no adjudicator has decided: the Review page lists them first when "
+                 "ordered by disagreement")
+r[2].metric("Items labelled by two or more", m.inter_reviewer_items)
+if m.labelled_by_reviewer:
+    st.caption("Progress per reviewer (items labelled / events): " + ", ".join(
+        f"{safe.text(k)}: {v} / {m.reviewers.get(k, 0)}" for k, v in m.labelled_by_reviewer.items()))
+
+st.subheader("Teach the verifier")
+cal = wb.calibration()
+st.caption("Refit the verifier's decision threshold on this workspace's human labels (reviewer-added evidence "
+           "included). Agreement with the humans is measured by cross-validation, on labels the fit did not see; "
+           "the new threshold applies to new runs only when it agrees better. "
+           + (f"In force: **{safe.text(cal.id)}**, threshold {cal.threshold:.2f}." if cal
+              else "In force: none (the verifier as shipped)."))
+b = st.columns([1, 1, 3])
+if b[0].button("Calibrate on human labels", icon=":material/model_training:", key="calibrate"):
+    st.session_state["calibration_flash"] = wb.calibrate()
+    st.rerun()
+if cal is not None and b[1].button("Revert", icon=":material/undo:", key="calibrate_revert"):
+    wb.revert_calibration()
+    st.rerun()
+flash = st.session_state.pop("calibration_flash", None)
+if flash is not None:
+    def f(x: float | None) -> str:
+        return "—" if x is None else f"{x:.2f}"
+
+    (st.success if flash.applied else st.info)(
+        f"**{flash.id}** on {flash.labels} labelled items: held-out κ {f(flash.kappa_before)} → {f(flash.kappa_after)}, "
+        f"balanced accuracy {f(flash.balanced_accuracy_before)} → {f(flash.balanced_accuracy_after)}. "
+        + safe.text(flash.reason))

@@ -7,7 +7,7 @@ import streamlit as st
 
 from workbench.errors import PasswordRequiredError, WorkbenchError, WrongPasswordError
 from workbench.models import SOURCE_TYPES, Document
-from workbench.ui import state
+from workbench.ui import safe, state
 from workbench.ui.widgets import show_error
 from workbench.ui.workspace import get_workbench
 
@@ -21,18 +21,18 @@ pending: dict[str, dict] = st.session_state.setdefault(state.PENDING_PASSWORDS, 
 
 def describe(doc: Document) -> None:
     """What a reviewer should know about a freshly ingested document."""
-    st.success(f"**{doc.filename}** ingested: {doc.pages} pages, source type *{doc.source_type}*.",
+    st.success(f"**{safe.text(doc.filename)}** ingested: {doc.pages} pages, source type *{safe.text(doc.source_type)}*.",
                icon=":material/check_circle:")
     if doc.pages_without_text:
         pages = ", ".join(str(p) for p in doc.pages_without_text[:30])
         more = "…" if len(doc.pages_without_text) > 30 else ""
-        st.warning(f"**{doc.filename}**: pages without a text layer (scanned?): {pages}{more}. "
+        st.warning(f"**{safe.text(doc.filename)}**: pages without a text layer (scanned?): {pages}{more}. "
                    "Quotes on these pages cannot be found or verified; OCR the file first if they matter.",
                    icon=":material/document_scanner:")
     for w in doc.warnings:
         if doc.pages_without_text and "text layer" in w:  # said once, above
             continue
-        st.warning(f"**{doc.filename}**: {without_name(doc.filename, w)}", icon=":material/warning:")
+        st.warning(f"**{safe.text(doc.filename)}**: {safe.text(without_name(doc.filename, w))}", icon=":material/warning:")
 
 
 def without_name(name: str, message: str) -> str:
@@ -69,12 +69,12 @@ with left:
     types: dict[str, str] = {}
     for f in files or []:
         types[f.file_id] = st.selectbox(
-            f"Source type of {f.name}", SOURCE_TYPES, index=SOURCE_TYPES.index("other"), key=f"stype_{f.file_id}")
+            f"Source type of {safe.text(f.name)}", SOURCE_TYPES, index=SOURCE_TYPES.index("other"), key=f"stype_{f.file_id}")
     if st.button("Ingest", type="primary", disabled=not files, icon=":material/upload:"):
         results.clear()
         progress = st.progress(0.0, text="Ingesting…")
         for i, f in enumerate(files):
-            progress.progress(i / len(files), text=f"Ingesting {f.name} ({i + 1} of {len(files)})…")
+            progress.progress(i / len(files), text=f"Ingesting {safe.text(f.name)} ({i + 1} of {len(files)})…")
             ingest(f.name, f.getvalue(), types[f.file_id])
         progress.progress(1.0, text=f"Done: {len(files)} file(s).")
         st.session_state[state.UPLOAD_NONCE] = nonce + 1
@@ -94,13 +94,13 @@ for r in results:
     if r.get("document"):
         describe(r["document"])
     elif r.get("password") and r["name"] in pending:
-        st.warning(f"**{r['name']}** is encrypted: enter its password below to open it.", icon=":material/lock:")
+        st.warning(f"**{safe.text(r['name'])}** is encrypted: enter its password below to open it.", icon=":material/lock:")
     elif r.get("error"):
-        st.error(f"**{r['name']}**: {without_name(r['name'], r['error'])}", icon=":material/error:")
+        st.error(f"**{safe.text(r['name'])}**: {safe.text(without_name(r['name'], r['error']))}", icon=":material/error:")
 
 for name, item in list(pending.items()):
     with st.form(f"pw_{name}", border=True):
-        st.markdown(f":material/lock: **{name}** needs a password to open.")
+        st.markdown(f":material/lock: **{safe.text(name)}** needs a password to open.")
         pw = st.text_input("Password", type="password", key=f"pw_input_{name}")
         if st.form_submit_button("Open with password"):
             results.clear()

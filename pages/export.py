@@ -1,11 +1,10 @@
 """Export: the reviewed results as files (human labels applied), one format at a time."""
 
-import json
-
 import streamlit as st
 
 from workbench.errors import ExportBlockedError
-from workbench.ui import state
+from workbench.service import export_formats
+from workbench.ui import safe, state
 from workbench.ui.widgets import run_label, show_error
 from workbench.ui.workspace import get_workbench
 
@@ -28,49 +27,36 @@ if not chosen:
     st.caption("Choose at least one run.")
     st.stop()
 
-try:
-    from workbench.export import FORMATS
-except ImportError:  # the export module is optional for the rest of the app
-    FORMATS = {}
-
 stem = chosen[0] if len(chosen) == 1 else f"{len(chosen)}-runs"
-if FORMATS:
-    fmt = st.selectbox("Format", list(FORMATS), format_func=lambda f: FORMAT_NAMES.get(f, f))
-    force = st.checkbox("Export even if the safety gate blocks it",
-                        help="The gate blocks answers whose sentences are not covered or supported by verified "
-                             "evidence; a forced export records who forced it and why.")
-    reason = st.text_input("Reason for forcing", disabled=not force)
-    if force and not reason.strip():
-        st.caption("A forced export needs a reason.")
-    if force and not state.reviewer():
-        st.caption("A forced export records who forced it: enter your **Reviewer name** in the sidebar.")
-    forced = force and bool(reason.strip()) and bool(state.reviewer())
-    try:
-        out = wb.export(chosen, fmt, force=forced, reason=reason.strip() or None, by=state.reviewer() or None)
-    except ExportBlockedError as e:
-        # The service's message words the CLI's --force; in the app the checkbox above is that.
-        st.error("**Blocked by the safety gate** — the answer needs a human check:\n"
-                 + "\n".join(f"- {r.removeprefix('needs human check: ')}" for r in e.reasons)
-                 + "\n\nReview the evidence, or tick *Export even if the safety gate blocks it* and give a "
-                   "reason (it is recorded in the export).", icon=":material/block:")
-    except NotImplementedError:
-        st.caption("Formats arrive with the export module; the audit trail is below.")
-    except Exception as e:  # noqa: BLE001 - user errors worded by the service
-        show_error(e)
-    else:
-        if out.forced:
-            st.warning(f"Forced past the safety gate by {out.forced.by}: “{out.forced.reason}” — recorded in the "
-                       "export.", icon=":material/gpp_maybe:")
-        st.download_button(f"Download {FORMAT_NAMES.get(fmt, fmt)}", out.data, file_name=f"evidence-{stem}.{out.extension}",
-                           mime=out.media_type, type="primary", icon=":material/download:")
-        if getattr(out, "hashes_checked", 0):
-            st.caption(f"{out.hashes_checked} quote hashes re-checked against the stored PDFs.")
+fmt = st.selectbox("Format", export_formats(), format_func=lambda f: FORMAT_NAMES.get(f, f))
+force = st.checkbox("Export even if the safety gate blocks it",
+                    help="The gate blocks answers whose sentences are not covered or supported by verified "
+                         "evidence; a forced export records who forced it and why.")
+reason = st.text_input("Reason for forcing", disabled=not force)
+if force and not reason.strip():
+    st.caption("A forced export needs a reason.")
+if force and not state.reviewer():
+    st.caption("A forced export records who forced it: enter your **Reviewer name** in the sidebar.")
+forced = force and bool(reason.strip()) and bool(state.reviewer())
+try:
+    out = wb.export(chosen, fmt, force=forced, reason=reason.strip() or None, by=state.reviewer() or None)
+except ExportBlockedError as e:  # the reasons are fields; the remedy in this page's terms
+    st.error("**Blocked by the safety gate** — the answer needs a human check:\n"
+             + "\n".join(f"- {safe.text(r.removeprefix('needs human check: '))}" for r in e.reasons)
+             + "\n\nReview the evidence, or tick *Export even if the safety gate blocks it* and give a "
+               "reason (it is recorded in the export).", icon=":material/block:")
+except Exception as e:  # noqa: BLE001 - user errors worded by the service
+    show_error(e)
+else:
+    if out.forced:
+        st.warning(f"Forced past the safety gate by {safe.text(out.forced.by)}: “{safe.text(out.forced.reason)}” — "
+                   "recorded in the export.", icon=":material/gpp_maybe:")
+    st.download_button(f"Download {FORMAT_NAMES.get(fmt, fmt)}", out.data, file_name=f"evidence-{stem}.{out.extension}",
+                       mime=out.media_type, type="primary", icon=":material/download:")
+    st.caption(f"{out.hashes_checked} quote hashes re-checked against the stored PDFs.")
 
 st.divider()
-trail = [wb.audit_trail(r) if hasattr(wb, "audit_trail") else wb.run(r).audit_trail() for r in chosen]
+trail = [wb.audit_trail(r) for r in chosen]
 body = trail[0] if len(trail) == 1 else trail
-if not FORMATS:
-    st.download_button("Download audit trail (JSON)", json.dumps(body, indent=2, default=str),
-                       file_name=f"audit-trail-{stem}.json", mime="application/json", icon=":material/data_object:")
 with st.expander("Preview the audit trail (seed 000's JSON, human labels applied)"):
     st.json(body, expanded=1)

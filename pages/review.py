@@ -6,7 +6,7 @@ import streamlit as st
 from st_aggrid import AgGrid, GridOptionsBuilder
 
 from workbench.models import EvidenceStatus
-from workbench.ui import state
+from workbench.ui import safe, state
 from workbench.ui.viewer import highlights_for, pdf_viewer
 from workbench.ui.widgets import run_picker, show_error
 from workbench.ui.workspace import get_workbench
@@ -17,7 +17,8 @@ run = run_picker(wb, key="review_run")
 if run is None:
     st.stop()
 
-items: list[EvidenceStatus] = wb.evidence_status(run.run_id)
+ORDERS = wb.REVIEW_ORDERS
+items: list[EvidenceStatus] = wb.review_queue(run.run_id, st.session_state.get("review_order", "document"))
 if not items:
     st.info("This run extracted no evidence: nothing to review. The Answer page explains what is missing.")
     state.write_query_params(run.run_id)
@@ -27,7 +28,8 @@ ids = [s.evidence.requirement_id for s in items]
 by_id = {s.evidence.requirement_id: s for s in items}
 wanted = st.session_state.get(state.EVIDENCE)
 if wanted and wanted not in by_id:
-    st.warning(f"Evidence {wanted!r} is not part of this run; showing {ids[0]} instead.")
+    st.warning(f"The evidence named in the link ({safe.text(wanted)}) is not part of this run; "
+               f"showing {safe.text(ids[0])} instead.")
     wanted = None
 if not wanted:
     state.select_evidence(run.run_id, ids[0])
@@ -42,40 +44,52 @@ def go(offset: int) -> None:
     state.select_evidence(run.run_id, ids[i])
 
 
-def label(value: str) -> None:
+def label(value: str, adjudication: bool = False) -> None:
     name = state.reviewer()
     if not name:
         st.session_state["review_flash"] = ("error", "Enter your **Reviewer name** in the sidebar first.")
         return
     ev_id = st.session_state[state.EVIDENCE]
     try:
-        wb.review(run.run_id, ev_id, value, name, st.session_state.get(state.NOTE, ""))
+        wb.review(run.run_id, ev_id, value, name, st.session_state.get(state.NOTE, ""),
+                  adjudication=adjudication or bool(st.session_state.get(state.ADJUDICATE)), identity=state.identity())
     except Exception as e:  # noqa: BLE001 - shown by the page below
         st.session_state["review_flash"] = ("exception", e)
         return
     st.session_state[state.NOTE] = ""
     words = {"supported": "Supported", "unsupported": "Unsupported", "reset": "Reset to the verifier's verdict"}
-    st.session_state["review_flash"] = ("success", f"{ev_id}: {words[value]} (by {name}).")
+    st.session_state["review_flash"] = ("success", f"{safe.text(ev_id)}: {words[value]} (by {safe.text(name)}).")
 
 
 left, right = st.columns([1, 1], gap="medium")
 with left:
     n_done = sum(1 for s in items if s.human_label)
-    st.caption(f"{run.question} — {len(items)} evidence items, {n_done} reviewed by a human.")
+    per_reviewer: dict[str, int] = {}
+    for s in items:
+        for who in s.reviewer_labels:
+            per_reviewer[who] = per_reviewer.get(who, 0) + 1
+    conflicts = sum(s.conflict for s in items)
+    st.caption(f"{safe.text(run.question)} — {len(items)} evidence items, {n_done} reviewed by a human"
+               + (" (" + ", ".join(f"{safe.text(k)}: {v}" for k, v in per_reviewer.items()) + ")" if per_reviewer else "")
+               + (f"; **{conflicts} open conflict(s)** between reviewers" if conflicts else "") + ".")
+    st.selectbox("Order", list(ORDERS), format_func=ORDERS.get, key="review_order", label_visibility="collapsed")
     rows = pd.DataFrame([{
         "ID": s.evidence.requirement_id,
         "Page": s.evidence.span.page if s.evidence.span else None,
         "Quote": s.evidence.exact_quote,  # what a reviewer reads first: visible without scrolling
         "Final status": s.final_status,
-        "Human label": s.human_label or "",
+        "Human label": ("⚠ " if s.conflict else "") + (s.human_label or ""),
+        "Reviewers": "; ".join(f"{k}: {v}" for k, v in s.reviewer_labels.items()) + (" (adjudicated)" if s.adjudicated else ""),
         "Verifier": s.verifier_verdict,
-        "Reason": (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else "",
+        "Reason": ("added by a reviewer" if s.human_added else
+                   (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else ""),
         "Document": (docs[s.evidence.document_id].title or docs[s.evidence.document_id].filename)
         if s.evidence.document_id in docs else s.evidence.document_id[:12],
     } for s in items])
     gob = GridOptionsBuilder.from_dataframe(rows)
     gob.configure_default_column(filter=True, sortable=True, resizable=True)
-    widths = {"ID": 100, "Page": 64, "Quote": 340, "Final status": 112, "Human label": 112, "Verifier": 108,
+    widths = {"ID": 100, "Page": 64, "Quote": 340, "Final status": 112, "Human label": 112, "Reviewers": 180,
+              "Verifier": 108,
               "Reason": 220, "Document": 220}
     for col, w in widths.items():
         gob.configure_column(col, width=w, minWidth=60)
@@ -99,26 +113,46 @@ with left:
 
     with st.container(border=True):
         ev = current.evidence
-        head = f"**{ev.requirement_id}**"
+        head = f"**{safe.text(ev.requirement_id)}**"
         if ev.span:
             head += f" · page {ev.span.page}" + (f"–{ev.span.pages[-1]}" if len(ev.span.pages) > 1 else "")
         if ev.section_heading:
-            head += f" · {ev.section_heading}"
+            head += f" · {safe.text(ev.section_heading)}"
         st.markdown(head)
-        st.markdown(f"> {ev.exact_quote}")
+        with st.container(border=True):  # the PDF's own characters, never read as Markdown
+            safe.plain(ev.exact_quote)
         v = current.verification
         verdict_color = "green" if current.verifier_verdict == "supported" else "red"
         human = current.human_label
         st.markdown(
             f"Verifier: :{verdict_color}-badge[{current.verifier_verdict}]"
-            + (f" — {v.rejection_reason or ''} {v.verification_rationale}" if v else "")
+            + (f" — {safe.text(v.rejection_reason)} {safe.text(v.verification_rationale)}" if v else "")
             + "  \nHuman: " + (f":{'green' if human == 'supported' else 'red'}-badge[{human}]"
-                               f" by {current.reviewer}" if human else ":gray-badge[not reviewed]")
+                               f" by {safe.text(current.reviewer)}" if human else ":gray-badge[not reviewed]")
             + f"  \nFinal status: **{current.final_status}**"
         )
         if not current.hash_ok:
             st.error("The stored PDF no longer yields this quote's SHA-256: the evidence cannot be trusted.")
+        if current.human_added:
+            st.caption(f":material/person_add: Added by {safe.text(current.reviewer)} — the pipeline missed it"
+                       + (f": {safe.text(current.note)}" if current.note else "."))
+        if current.conflict or current.adjudicated:
+            who = ", ".join(f"{safe.text(k)}: {v}" for k, v in current.reviewer_labels.items())
+            if current.conflict:
+                st.warning(f"**Reviewers disagree** ({who}). An adjudicator's decision settles it.",
+                           icon=":material/gavel:")
+            else:
+                st.caption(f":material/gavel: Settled by {safe.text(current.reviewer)} (adjudication); "
+                           f"reviewers said {who}.")
+            a = st.columns(2)
+            a[0].button("Adjudicate: Supported", on_click=label, args=("supported", True), key="adj_sup",
+                        icon=":material/gavel:", width="stretch")
+            a[1].button("Adjudicate: Unsupported", on_click=label, args=("unsupported", True), key="adj_uns",
+                        icon=":material/gavel:", width="stretch")
         st.text_input("Note", key=state.NOTE, placeholder="Why? (recorded with your decision)")
+        st.checkbox("Record as adjudication", key=state.ADJUDICATE,
+                    help="The decision that settles reviewers' disagreement (needs the adjudicator role when "
+                         "sign-in is on).")
         if not state.reviewer():
             st.caption(":material/person: Enter your **Reviewer name** in the sidebar to record decisions.")
         b = st.columns(2)
@@ -146,9 +180,9 @@ with left:
         events = []
     if events:
         st.table(pd.DataFrame([{
-            "When (UTC)": e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), "Reviewer": e.reviewer,
+            "When (UTC)": e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), "Reviewer": safe.text(e.reviewer),
             "Change": f"{e.previous_label or '—'} → {e.label}", "Verifier said": e.verifier_verdict or "",
-            "Note": e.note,
+            "Note": safe.text(e.note),
         } for e in events]), hide_index=True)
     else:
         st.caption("No human decisions on this item yet.")
@@ -158,9 +192,9 @@ with right:
     doc_id = current.evidence.document_id
     same_doc = [s.evidence for s in items if s.evidence.document_id == doc_id and s.evidence.span]
     name = docs[doc_id].filename if doc_id in docs else doc_id[:12]
-    st.caption(f":material/picture_as_pdf: {name}" + (f" — page {span.page}" if span else ""))
+    st.caption(f":material/picture_as_pdf: {safe.text(name)}" + (f" — page {span.page}" if span else ""))
     if span is None:
-        st.warning(f"{current.evidence.requirement_id}'s quote could not be anchored in the PDF, so there is no box to "
+        st.warning(f"{safe.text(current.evidence.requirement_id)}'s quote could not be anchored in the PDF, so there is no box to "
                    "show (rejected as quote_not_found).")
     clicked = pdf_viewer(
         doc_id,

@@ -5,9 +5,9 @@ import time
 import pandas as pd
 import streamlit as st
 
-from workbench.backends import BACKENDS
 from workbench.models import STAGES, StageEvent
-from workbench.ui import state
+from workbench.service import backend_names
+from workbench.ui import safe, state
 from workbench.ui.widgets import run_label, show_error
 from workbench.ui.workspace import get_workbench
 
@@ -39,8 +39,9 @@ else:
     questions = [q.strip() for q in lines if q.strip()]
     if questions:
         st.caption(f"{len(questions)} question(s).")
-backend = st.selectbox("Backend", BACKENDS, index=BACKENDS.index(wb.settings.backend)
-                       if wb.settings.backend in BACKENDS else 0,
+backends = backend_names()
+backend = st.selectbox("Backend", backends, index=backends.index(wb.settings.backend)
+                       if wb.settings.backend in backends else 0,
                        help="rules: embedded and offline. openai: any OpenAI-compatible endpoint "
                             "(OPENAI_BASE_URL, OPENAI_API_KEY).")
 
@@ -66,12 +67,12 @@ elif clicked:
             current["q"] = ev.question_index
             rows.clear()
             if ev.question_total > 1:
-                box.write(f"**Question {ev.question_index + 1} of {ev.question_total}:** "
-                          f"{questions[ev.question_index] if ev.question_index < len(questions) else ''}")
+                box.markdown(f"**Question {ev.question_index + 1} of {ev.question_total}:** "
+                             f"{safe.text(questions[ev.question_index]) if ev.question_index < len(questions) else ''}")
         row = rows.setdefault(ev.stage, {"Stage": STAGE_NAMES.get(ev.stage, ev.stage), "Counts": ""})
         counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ev.counts.items())
         row.update({"Status": "running" if ev.status in ("started", "progress") else ev.status,
-                    "Time (s)": f"{ev.elapsed:.2f}", "Counts": counts or row["Counts"], "Note": ev.message})
+                    "Time (s)": f"{ev.elapsed:.2f}", "Counts": counts or row["Counts"], "Note": safe.text(ev.message)})
         frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
         table.table(frame[["Stage", "Status", "Time (s)", "Counts", "Note"]], hide_index=True)
         finished = ev.stage == "finalize" and ev.status in ("done", "failed")
@@ -103,12 +104,13 @@ if last:
             continue
         verified = sum(1 for v in run.verifications if v.verified)
         with st.container(border=True):
-            st.markdown(f"**{run.question}**")
+            st.markdown(f"**{safe.text(run.question)}**")
             st.caption(f"{len(run.evidence)} extracted · {verified} verified · "
                        f"{len(run.evidence) - verified} rejected · confidence: {run.answer.grounding_confidence}"
                        f" · {run_label(run).rsplit(' · ', 1)[-1]}")
             for f in run.failures:
-                st.error(f"The {run.backend} backend failed in the {f['stage']} stage: {f['message']}. "
+                st.error(f"The {safe.text(run.backend)} backend failed in the {safe.text(f.stage)} stage: "
+                         f"{safe.text(f.message)}. "
                          "The audit trail keeps the raw reply; fix the backend or use the offline rules backend.",
                          icon=":material/error:")
             if run.stage_timings:

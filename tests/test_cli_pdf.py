@@ -14,7 +14,7 @@ from workbench.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 INGEST_KEYS = {"document_id", "filename", "pages", "has_text_layer", "pages_without_text", "title", "warnings"}
-LOCATE_KEYS = {"quote", "found", "page", "pages", "start", "end", "text", "text_sha256", "rects"}
+LOCATE_KEYS = {"quote", "found", "page", "page_label", "pages", "start", "end", "text", "text_sha256", "rects"}
 TEXT = ("The Supplier shall deliver the Goods to the Buyer within ten business days of each purchase order "
         "and shall bear the risk of loss until delivery.")
 

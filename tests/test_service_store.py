@@ -12,7 +12,7 @@ from sqlalchemy import text
 from tests.store.dbs import db_url, pg_schema_url  # noqa: F401 - fixtures
 from workbench import cli
 from workbench.config import Settings, get_settings
-from workbench.errors import NotFoundError, WorkbenchError
+from workbench.errors import NotFoundError, ReviewerRequiredError, WorkbenchError
 from workbench.models import Answer, Evidence, Run, SentenceSupport, Verification, sha256_text
 from workbench.service import Workbench
 
@@ -77,8 +77,7 @@ def test_ingest_refuses_an_unknown_source_type(wb, make_pdf):
 def test_parsed_document_is_rebuilt_from_stored_bytes_when_its_cache_file_is_corrupt(wb, make_pdf):
     doc = wb.ingest(make_pdf(PAGES))
     text = wb.parsed(doc.id).text
-    cache_file = wb.settings.data_dir / "parsed" / f"{doc.id}.pkl"
-    assert cache_file.is_file()
+    [cache_file] = (wb.settings.data_dir / "parsed").glob(f"{doc.id}.*.pkl")
     cache_file.write_bytes(b"not a pickle")
     fresh = Workbench(wb.settings)  # a new process: empty memory cache
     assert fresh.parsed(doc.id).text == text
@@ -154,8 +153,9 @@ def test_review_refuses_unknown_runs_unknown_ids_and_nameless_reviewers(wb, make
         wb.review(run.run_id, "REQ-S999", "supported", "ann")
     with pytest.raises(NotFoundError, match="SENT-9"):
         wb.review(run.run_id, "SENT-9", "supported", "ann")
-    with pytest.raises(WorkbenchError, match="reviewer"):
+    with pytest.raises(ReviewerRequiredError, match="reviewer's name") as err:
         wb.review(run.run_id, rid, "supported", "   ")
+    assert "--reviewer" not in str(err.value)  # the CLI adds its flag, the app its sidebar field
     with pytest.raises(WorkbenchError, match="label"):
         wb.review(run.run_id, rid, "maybe", "ann")
     with pytest.raises(NotFoundError):
@@ -166,21 +166,30 @@ def test_review_refuses_unknown_runs_unknown_ids_and_nameless_reviewers(wb, make
     assert wb.history(run.run_id, rid) == []
 
 
-def test_the_answer_follows_human_labels(wb, make_pdf):
+def test_the_answer_is_recomposed_from_final_statuses(wb, make_pdf):
     run = make_run(wb, make_pdf(PAGES), verdicts=(True, True, True))
     before = wb.answer_view(run.run_id)
     assert (before.support_ratio, before.grounding_confidence) == (1.0, "medium")
-    wb.review(run.run_id, run.evidence[0].requirement_id, "unsupported", "ann")
-    after = wb.answer_view(run.run_id)
-    assert [s.supported for s in after.sentences] == [False, True, True]
-    assert after.support_ratio == pytest.approx(0.6667)
-    assert after.citation_coverage == 1.0  # both remaining supported IDs are cited
-    assert after.grounding_confidence == "medium"  # 2 supported items, ratio < 0.75
-    wb.review(run.run_id, "SENT-2", "unsupported", "ann")
-    wb.review(run.run_id, run.evidence[2].requirement_id, "unsupported", "bob")
+    first, second, third = (e.requirement_id for e in run.evidence)
+    ev = wb.review(run.run_id, first, "unsupported", "ann")
+    after = wb.reviewed(run.run_id)
+    # the sentence resting only on the rejected item is dropped; the rest stays supported
+    assert [s.citations for s in after.answer.sentences] == [[second], [third]]
+    assert all(s.supported for s in after.answer.sentences) and after.answer.support_ratio == 1.0
+    assert after.answer.citation_coverage == 1.0  # both remaining supported IDs are cited
+    assert after.answer.grounding_confidence == "medium"  # 2 supported items
+    (rev,) = after.revisions
+    assert (rev.triggered_by, rev.no_longer_citable, rev.dropped_sentences) == ([ev.id], [first], [f"Claim [{first}]."])
+    assert after.machine_answer == run.answer  # the machine answer stays visible
+    wb.review(run.run_id, "SENT-1", "unsupported", "ann")  # the first sentence a reader sees now
     last = wb.answer_view(run.run_id)
-    assert [s.supported for s in last.sentences] == [False, False, False]
+    assert [(s.citations, s.supported) for s in last.sentences] == [([second], False), ([third], True)]
+    assert last.support_ratio == 0.5 and last.grounding_confidence == "medium"
+    wb.review(run.run_id, third, "unsupported", "bob")
+    last = wb.answer_view(run.run_id)
+    assert [(s.citations, s.supported) for s in last.sentences] == [([second], False)]
     assert last.grounding_confidence == "low"  # one supported item, nothing of the answer supported
+    assert len(wb.reviewed(run.run_id).revisions) == 2
     assert wb.run(run.run_id).answer == run.answer  # the stored answer itself is never rewritten
 
 

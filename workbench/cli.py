@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import WorkbenchError
+from workbench.errors import ExportBlockedError, ReviewerRequiredError, WorkbenchError
 
 
 class UsageError(WorkbenchError):
@@ -62,6 +62,8 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     from workbench.service import Workbench
 
     wb = Workbench(_settings())
+    if args.queue:
+        return _submit(wb, args, [dict(kind="ingest", paths=[read_pdf_arg(f)]) for f in args.files])
     for f in args.files:
         doc = wb.ingest(read_pdf_arg(f), password=args.password, source_type=args.source_type)
         row = {"document_id": doc.id, "filename": doc.filename, "pages": doc.pages,
@@ -87,10 +89,12 @@ def _cmd_locate(args: argparse.Namespace) -> int:
     for quote in quotes:
         span = doc.locate(quote)
         if span is None:
-            row: dict[str, Any] = {"quote": quote, "found": False, "page": None, "pages": [], "start": None,
+            row: dict[str, Any] = {"quote": quote, "found": False, "page": None, "page_label": None, "pages": [],
+                                   "start": None,
                                    "end": None, "text": None, "text_sha256": None, "rects": []}
         else:
-            row = {"quote": quote, "found": True, "page": span.page, "pages": span.pages, "start": span.start,
+            row = {"quote": quote, "found": True, "page": span.page, "page_label": span.page_label,
+                   "pages": span.pages, "start": span.start,
                    "end": span.end, "text": span.text, "text_sha256": span.text_sha256,
                    "rects": [list(r) for r in span.rects]}
         if args.json:
@@ -98,7 +102,7 @@ def _cmd_locate(args: argparse.Namespace) -> int:
         elif span is None:
             print(f"NOT FOUND  {quote[:70]}")
         else:
-            print(f"p.{'-'.join(map(str, span.pages))} [{span.start}:{span.end}] {len(span.rects)} boxes  {quote[:60]}")
+            print(f"{span.cite} [{span.start}:{span.end}] {len(span.rects)} boxes  {quote[:60]}")
     return 0
 
 
@@ -116,12 +120,19 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out}: not a writable file path (does its folder exist?)")
     paths = [read_pdf_arg(f) for f in args.files]
     wb = Workbench(_settings())
+    if args.queue:  # stored PDFs by id; the worker ingests the others
+        stored = {p: _stored_id(wb, p) for p in paths}
+        return _submit(wb, args, [dict(kind="ask", questions=questions, backend=args.backend,
+                                       paths=[p for p, i in stored.items() if not i],
+                                       document_ids=[i for i in stored.values() if i])])
     doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=args.password, source_type=args.source_type or "other").id
                for p in paths]
 
     def progress(ev) -> None:
         counts = " ".join(f"{k}={v}" for k, v in ev.counts.items())
-        print(f"[{ev.question_index + 1}/{ev.question_total}] {ev.stage} {ev.status} {counts}".rstrip(), file=sys.stderr)
+        said = f" ({ev.message})" if ev.message and ev.status == "progress" else ""
+        print(f"[{ev.question_index + 1}/{ev.question_total}] {ev.stage} {ev.status}{said} {counts}".rstrip(),
+              file=sys.stderr)
 
     runs = wb.ask(questions, doc_ids, backend=args.backend or wb.settings.backend, source_type=args.source_type,
                   on_event=progress if sys.stderr.isatty() else None)
@@ -149,7 +160,7 @@ def _report_backend_failures(runs: list) -> int:
     unanswered = [r for r in failed if not r.answer.final_answer]
     f = failed[0].failures[0]
     print(f"workbench: {len(failed)} of {len(runs)} run(s) had a failed {failed[0].backend} backend stage "
-          f"({f['stage']}: {' '.join(str(f['message']).split())[:300]}); the audit trail records it"
+          f"({f.stage}: {' '.join(f.message.split())[:300]}); the audit trail records it"
           + (", and no answer was composed" if unanswered else ""), file=sys.stderr)
     return 2 if unanswered else 0
 
@@ -179,17 +190,19 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.claims}: no claims in the file: write one claim per line")
     path = read_pdf_arg(args.file)
     wb = Workbench(_settings())
+    if args.queue:
+        return _submit(wb, args, [dict(kind="verify", claims=claims, paths=[path], backend=args.backend or "rules")])
     doc_id = wb.ingest(path, password=args.password).id
     checks = wb.check_claims(claims, [doc_id], backend=args.backend or "rules")
     for c in checks:
         row = {"claim": c.claim, "supported": c.supported, "score": c.score, "reason": c.reason,
-               "evidence": [{"page": e.page, "start": e.start, "end": e.end, "text": e.text,
+               "evidence": [{"page": e.page, "page_label": e.page_label, "start": e.start, "end": e.end, "text": e.text,
                              "rects": [list(r) for r in e.rects]} for e in c.evidence]}
         if args.json:
             emit([row])
         else:
             mark = "SUPPORTED  " if c.supported else "UNSUPPORTED"
-            where = f" (p. {c.evidence[0].page})" if c.evidence else ""
+            where = f" ({c.evidence[0].cite})" if c.evidence else ""
             print(f"{mark} {c.score:.2f}{where}  {c.claim}\n    {c.reason}")
     return 0
 
@@ -213,6 +226,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     """A run's audit trail (re-verified against the stored PDFs), each extracted requirement
     with the verifier's verdict, the human label and the final status."""
+    from workbench.models import cite_page
     from workbench.service import Workbench
 
     trail = Workbench(_settings()).audit_trail(args.run)
@@ -221,34 +235,136 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     after = trail["after_review"]
     print(f"run {trail['run_id']}  {trail['created_at'][:19]}  {trail['question']}")
-    print(f"confidence {trail['grounding_confidence']} (after review: {after['grounding_confidence']})")
+    print(f"confidence {trail['grounding_confidence']} (after review: {after['grounding_confidence']}, "
+          f"support {after['support_ratio']:.0%} {after['badge']}, citation coverage {after['citation_coverage']:.0%})")
     for req in trail["extracted_requirements"]:
         human = req["human_label"] or "-"
-        flag = "" if req["hash_ok"] else "  HASH MISMATCH"
-        print(f"  {req['requirement_id']:<10} p.{req['page']}  verifier {req['verifier_verdict']:<11} human {human:<11} "
+        flag = ("" if req["hash_ok"] else "  HASH MISMATCH") + ("  ADDED BY REVIEWER" if req["human_added"] else "") \
+            + ("  REVIEWERS DISAGREE" if req["conflict"] else "")
+        where = cite_page(req["page"], req.get("page_label")) if req["page"] else "p. -"
+        print(f"  {req['requirement_id']:<10} {where}  verifier {req['verifier_verdict']:<11} human {human:<11} "
               f"final {req['final_status']}{flag}  {req['exact_quote'][:60]}")
-    if trail["final_answer"]:
-        print(trail["final_answer"])
+    if after["revisions"]:
+        print("machine answer:")
+        print(f"  {trail['final_answer'] or after.get('result') or '(none)'}")
+        for r in after["revisions"]:
+            events = ", ".join(map(str, r["triggered_by"])) or "hash re-check"
+            change = [f"+{i}" for i in r["now_citable"]] + [f"-{i}" for i in r["no_longer_citable"]]
+            print(f"revision {r['revision']} (events {events}): {' '.join(change)}; "
+                  f"{len(r['dropped_sentences'])} sentence(s) dropped, {len(r['added_sentences'])} added")
+        print("answer after review:")
+    print(after["final_answer"] or after["result"] or "(no answer)")
     return 0
 
 
 def _event_row(ev) -> dict[str, Any]:
     return {"id": ev.id, "run_id": ev.run_id, "requirement_id": ev.requirement_id, "label": ev.label,
             "reviewer": ev.reviewer, "note": ev.note, "timestamp": ev.timestamp.isoformat(),
-            "previous_label": ev.previous_label, "verifier_verdict": ev.verifier_verdict}
+            "previous_label": ev.previous_label, "verifier_verdict": ev.verifier_verdict, "kind": ev.kind}
 
 
 def _cmd_review(args: argparse.Namespace) -> int:
     """Append a human label; exit 0 only once the event is durably stored."""
     from workbench.service import Workbench
 
-    ev = Workbench(_settings()).review(args.run, args.evidence_id, args.label, args.reviewer, args.note)
+    wb = Workbench(_settings())
+    ev = wb.review(args.run, args.evidence_id, args.label, args.reviewer, args.note, adjudication=args.adjudicate,
+                   identity=_signed_in(wb, args))
     if args.json:
         emit([_event_row(ev)])
     else:
         before = ev.previous_label or "no human label"
         print(f"{ev.requirement_id}: {before} -> {ev.label} by {ev.reviewer} (verifier: {ev.verifier_verdict}); "
               f"event {ev.id} stored")
+    return 0
+
+
+def _read_password(args: argparse.Namespace) -> str | None:
+    """A password from the first line of stdin (--password-stdin), never from the command line."""
+    if not getattr(args, "password_stdin", False):
+        return None
+    return sys.stdin.readline().rstrip("\r\n")
+
+
+def _signed_in(wb, args: argparse.Namespace):
+    """With sign-in on, the identity of --reviewer, signed in with the password on stdin."""
+    if not wb.settings.sign_in:
+        return None
+    password = _read_password(args)
+    if password is None:
+        raise UsageError("sign-in is on: pass --password-stdin and the reviewer's password on stdin")
+    return wb.sign_in(args.reviewer, password)
+
+
+def _cmd_user(args: argparse.Namespace) -> int:
+    """Local accounts for sign-in: `user add NAME --role R` (password on stdin with
+    --password-stdin; --oidc for an identity-provider user, role only), `user list`."""
+    from workbench.service import Workbench
+
+    wb = Workbench(_settings())
+    if args.action == "list":
+        for u in wb.users():
+            emit([u.model_dump()]) if args.json else print(f"{u.name}  {u.role}")
+        return 0
+    if not args.name:
+        raise UsageError("user add: name the account (workbench user add NAME --role ROLE)")
+    password = _read_password(args)
+    if password is None and not args.oidc:
+        raise UsageError("user add: pass the password on stdin with --password-stdin (or --oidc for an "
+                         "identity-provider account without one)")
+    user = wb.add_user(args.name, args.role, None if args.oidc else password)
+    emit([user.model_dump()]) if args.json else print(f"account {user.name} ({user.role}) saved")
+    return 0
+
+
+def _cmd_add_evidence(args: argparse.Namespace) -> int:
+    """Add evidence the run missed (a verbatim quote or exact offsets), human-Supported."""
+    from workbench.service import Workbench
+
+    if args.quote is None and (args.start is None or args.end is None):
+        raise UsageError("add-evidence: give --quote TEXT, or both --start S and --end E (see --help)")
+    st = Workbench(_settings()).add_evidence(args.run, args.document_id, quote=args.quote, start=args.start,
+                                             end=args.end, reviewer=args.reviewer, note=args.note)
+    ev = st.evidence
+    row = {**ev.audit_dict(), "human_added": st.human_added, "final_status": st.final_status,
+           "reviewer": st.reviewer, "note": st.note, "run_id": args.run}
+    if args.json:
+        emit([row])
+    else:
+        print(f"{ev.requirement_id} added to run {args.run} by {st.reviewer}: p.{row['page']} "
+              f"[{row['start']}:{row['end']}] {len(row['rects'])} boxes  {ev.exact_quote[:60]}")
+    return 0
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    """Refit the verifier's decision on the workspace's human labels (cross-validated), or
+    revert to the calibration before the one in force."""
+    from workbench.service import Workbench
+
+    wb = Workbench(_settings())
+    if args.revert:
+        cal = wb.revert_calibration()
+        row = {"reverted": True, "in_force": cal.model_dump(mode="json") if cal else None}
+        if args.json:
+            emit([row])
+        else:
+            print("calibration reverted; in force now: " + (f"{cal.id} (threshold {cal.threshold})" if cal
+                                                            else "none (the verifier as shipped)"))
+        return 0
+    cal = wb.calibrate()
+    if args.json:
+        emit([cal.model_dump(mode="json")])
+        return 0
+
+    def f(x):
+        return "n/a" if x is None else f"{x:.3f}"
+
+    print(f"{cal.id}: {cal.labels} labelled items ({cal.positives} supported)")
+    print(f"held-out kappa {f(cal.kappa_before)} -> {f(cal.kappa_after)}, balanced accuracy "
+          f"{f(cal.balanced_accuracy_before)} -> {f(cal.balanced_accuracy_after)} ({cal.folds} folds)")
+    if cal.threshold is not None:
+        print(f"threshold {cal.threshold:.3f} on the verifier's score")
+    print(cal.reason)
     return 0
 
 
@@ -323,6 +439,80 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _submit(wb, args: argparse.Namespace, jobs: list[dict[str, Any]]) -> int:
+    """Queue jobs for `workbench worker` processes and print their ids (--json: {"job_id"})."""
+    if not wb.settings.queue_url:
+        raise UsageError("--queue needs a job queue: set WORKBENCH_QUEUE_URL to a Redis URL "
+                         "(e.g. redis://127.0.0.1:6379/0) and start `workbench worker`")
+    for spec in jobs:
+        info = wb.submit(password=getattr(args, "password", None), source_type=getattr(args, "source_type", None), **spec)
+        if args.json:
+            emit([{"job_id": info.job_id}])
+        else:
+            print(info.job_id)
+    return 0
+
+
+def _job_row(info) -> dict[str, Any]:
+    return {"job_id": info.job_id, "kind": info.kind, "status": info.status, "progress": round(info.progress, 3),
+            "message": info.message, "attempts": info.attempts, "run_ids": info.run_ids,
+            "document_ids": info.document_ids, "error": info.error, "created_at": info.created_at.isoformat(),
+            "ended_at": info.ended_at.isoformat() if info.ended_at else None}
+
+
+def _print_jobs(infos: list, as_json: bool) -> None:
+    if as_json:
+        emit(_job_row(i) for i in infos)
+        return
+    for i in infos:
+        tail = f"runs {', '.join(i.run_ids)}" if i.run_ids else (i.error or i.message)
+        print(f"{i.job_id}  {i.kind:<6} {i.status:<8} {i.progress:>4.0%}  {tail}")
+
+
+def _cmd_jobs(args: argparse.Namespace) -> int:
+    """Jobs on the queue, newest first: id, kind, status, progress, run ids when finished."""
+    from workbench.service import Workbench
+
+    wb = Workbench(_settings())
+    if not wb.settings.queue_url:
+        raise UsageError("no job queue: jobs run inside the app when WORKBENCH_QUEUE_URL is unset; "
+                         "set it to a Redis URL to queue jobs for `workbench worker`")
+    _print_jobs(wb.job_list(), args.json)
+    return 0
+
+
+def _cmd_wait(args: argparse.Namespace) -> int:
+    """Wait until each job is finished or failed (or --timeout): exit 0 when all finished,
+    1 when one failed or the time ran out (one stderr line says which)."""
+    from workbench.service import Workbench
+
+    wb = Workbench(_settings())
+    if not wb.settings.queue_url:
+        raise UsageError("no job queue: set WORKBENCH_QUEUE_URL to the queue the jobs were sent to")
+    for j in args.jobs:
+        wb.job(j)  # unknown ids: one line, exit 2
+    infos = wb.wait(args.jobs, args.timeout)
+    _print_jobs(infos, args.json)
+    failed = [i for i in infos if i.status == "failed"]
+    pending = [i for i in infos if i.status not in ("finished", "failed")]
+    if failed:
+        print(f"workbench: {len(failed)} job(s) failed: {failed[0].job_id}: {failed[0].error}", file=sys.stderr)
+    if pending:
+        print(f"workbench: {len(pending)} job(s) not done after {args.timeout:g} s", file=sys.stderr)
+    return 1 if failed or pending else 0
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    """Run jobs from the queue in this process (until the queue is empty with --burst)."""
+    settings = _settings()
+    if not settings.queue_url:
+        raise UsageError("no job queue: set WORKBENCH_QUEUE_URL to a Redis URL (e.g. redis://127.0.0.1:6379/0)")
+    from workbench.jobs.rq_queue import run_worker
+
+    run_worker(settings, burst=args.burst)
+    return 0
+
+
 # --- parser ----------------------------------------------------------------------------------
 SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
 EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
@@ -337,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--password")
     s.add_argument("--source-type", choices=SOURCE_TYPES,
                    help="default: the stored copy's type, else other")
+    s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_ingest)
 
@@ -356,6 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", metavar="OUT.json")
     s.add_argument("--source-type", choices=SOURCE_TYPES)
     s.add_argument("--password")
+    s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_ask)
 
@@ -364,6 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--claims", required=True, metavar="CLAIMS_FILE", help="one claim per line")
     s.add_argument("--backend", default=None)
     s.add_argument("--password")
+    s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_verify)
 
@@ -381,9 +574,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("evidence_id", metavar="EVIDENCE_ID")
     s.add_argument("--label", required=True, choices=["supported", "unsupported", "reset"])
     s.add_argument("--reviewer", required=True)
+    s.add_argument("--adjudicate", action="store_true",
+                   help="record the label as the decision that settles reviewers' disagreement")
+    s.add_argument("--password-stdin", action="store_true", help="sign-in on: the reviewer's password on stdin")
     s.add_argument("--note", default="")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_review)
+
+    s = sub.add_parser("add-evidence", help="add evidence the run missed (human-Supported, append-only)")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("document_id", metavar="DOCUMENT_ID")
+    w = s.add_mutually_exclusive_group(required=True)
+    w.add_argument("--quote", help="the exact text, as it appears in the document")
+    w.add_argument("--start", type=int, help="start offset into the document's text (with --end)")
+    s.add_argument("--end", type=int, help="end offset (exclusive)")
+    s.add_argument("--reviewer", required=True)
+    s.add_argument("--note", default="", help="why it is evidence (recorded with the event)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_add_evidence)
+
+    s = sub.add_parser("calibrate", help="refit the verifier on reviewers' labels (cross-validated), or revert")
+    s.add_argument("--revert", action="store_true", help="put back the calibration before the one in force")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_calibrate)
 
     s = sub.add_parser("history", help="review events in time order")
     s.add_argument("run", metavar="RUN")
@@ -406,7 +619,42 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--by", help="who forces the export (default: the login name)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_export)
+
+    s = sub.add_parser("user", help="local accounts for sign-in: add NAME --role R, list")
+    s.add_argument("action", choices=["add", "list"])
+    s.add_argument("name", nargs="?", metavar="NAME")
+    s.add_argument("--role", choices=["reviewer", "adjudicator", "admin"], default="reviewer")
+    s.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    s.add_argument("--oidc", action="store_true", help="an identity-provider user: sets the role, no password")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_user)
+
+    s = sub.add_parser("jobs", help="queued, running and finished jobs with their progress")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_jobs)
+
+    s = sub.add_parser("wait", help="wait until jobs are finished or failed")
+    s.add_argument("jobs", nargs="+", metavar="JOB")
+    s.add_argument("--timeout", type=float, default=None, metavar="S")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_wait)
+
+    s = sub.add_parser("worker", help="run queued jobs (WORKBENCH_QUEUE_URL) in this process")
+    s.add_argument("--burst", action="store_true", help="stop once the queue is empty")
+    s.set_defaults(func=_cmd_worker)
     return p
+
+
+def worded(exc: WorkbenchError) -> str:
+    """One line for the terminal: the core's message plus the remedy in this front end's terms."""
+    msg = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, ExportBlockedError):
+        return (f"{msg}: pass --force --reason TEXT" if exc.needs_reason else
+                f"{msg}. Review the evidence, or export anyway with --force --reason TEXT "
+                "(the reason is recorded in the export)")
+    if isinstance(exc, ReviewerRequiredError):
+        return f"{msg}: pass --reviewer NAME"
+    return msg
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -414,8 +662,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except WorkbenchError as exc:
-        msg = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"workbench: {msg}", file=sys.stderr)
+        print(f"workbench: {worded(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)

@@ -25,6 +25,22 @@ class Settings(BaseSettings):
     # Input limits: bigger uploads are refused with a clear message.
     max_upload_mb: float = 200.0
     max_pages: int = 3000
+    # Text a PDF may carry, checked page by page while extracting (about 1 KB of memory per word
+    # otherwise: an 86 KB file can hold 2 M words). A page or document over a cap is refused.
+    max_page_chars: int = 200_000
+    max_page_words: int = 30_000
+    max_document_chars: int = 20_000_000
+    max_document_words: int = 3_000_000
+    # Page images: at most this many pixels (zoom is scaled down to fit); 25 MP ≈ 100 MB RGBA.
+    render_max_pixels: int = 25_000_000
+
+    # The app listens on this interface only. 127.0.0.1: this machine only. Anything wider
+    # (0.0.0.0, a LAN address) lets everyone who reaches it read and label: turn sign_in on and/or
+    # put an authenticating reverse proxy in front first (README, "Serving others").
+    listen_address: str = "127.0.0.1"
+    # Key for the run-record signatures and the review-event hash chain (store/signing.py). Unset:
+    # a random key in data_dir/integrity.key. Every process sharing one database needs the same key.
+    integrity_key: str | None = None
 
     # Retrieval
     chunk_words: int = 160
@@ -36,6 +52,20 @@ class Settings(BaseSettings):
     # app, so the first question does not wait for the embedding.
     index_on_ingest: bool = True
 
+    # Sign-in: off, the reviewer types a name (one analyst, a trusted team). On, every review
+    # event records the signed-in identity and roles apply (reviewer < adjudicator < admin):
+    # local accounts (`workbench user add`), or OIDC through st.login when sign_in_provider names
+    # a provider configured in .streamlit/secrets.toml ([auth.<provider>]).
+    sign_in: bool = False
+    sign_in_provider: str | None = None
+
+    # Jobs: unset runs ingest, indexing, runs and draft checks in this process (the embedded
+    # default); a Redis URL (redis://127.0.0.1:6379/0) sends them to `workbench worker` processes.
+    queue_url: str | None = None
+    # RQ queue name, also the prefix of the job records in Redis: one per workspace sharing a Redis.
+    queue_name: str = "workbench"
+    job_timeout: int = 3600  # seconds one job may run before the worker stops it
+
     # Pipeline
     backend: str = "rules"
     max_revisions: int = 2
@@ -46,11 +76,15 @@ class Settings(BaseSettings):
     openai_api_key: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "WORKBENCH_OPENAI_API_KEY"))
     openai_base_url: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "WORKBENCH_OPENAI_BASE_URL"))
     model: str = "gpt-4o-mini"
+    # Seconds one LLM call may take in all, retries included (one deadline, not per read).
     llm_timeout: float = 60.0
     llm_max_retries: int = 2
     temperature_draft: float = 0.3
     temperature_validate: float = 0.1
     llm_max_concurrency: int = 4
+    # The model's context window in tokens, when the server does not report it (llama.cpp and
+    # vLLM do): extract calls are sized to fit it.
+    llm_context_tokens: int = 8192
 
     # Safety gate for exports (seed 003)
     gate_min_coverage: float = 0.7  # share of answer sentences that cite verified evidence

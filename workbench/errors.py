@@ -1,5 +1,9 @@
 """Errors a user can act on. Each message says what happened and what to do; the CLI prints
-it as one line and exits 2, the UI shows it as is. Anything else is a bug."""
+it as one line and exits 2, the UI shows it as is. Anything else is a bug.
+
+Where the remedy depends on the front end (a CLI flag, a widget on a page), the message says
+what happened and the error carries fields; each front end adds its own remedy
+(cli.worded, the page)."""
 
 
 class WorkbenchError(Exception):
@@ -60,7 +64,27 @@ class HashMismatchError(WorkbenchError):
     pass
 
 
+class ReviewerRequiredError(WorkbenchError):
+    """A review label or a forced export without the reviewer's name."""
+
+
 class ExportBlockedError(WorkbenchError):
-    def __init__(self, message: str, reasons: list[str]):
+    """The safety gate blocked an answer format (`reasons`: one finding each), or a forced export
+    came without a reason (`needs_reason`)."""
+
+    def __init__(self, message: str, reasons: list[str], *, needs_reason: bool = False):
         super().__init__(message)
         self.reasons = reasons
+        self.needs_reason = needs_reason
+
+
+class SignInError(WorkbenchError):
+    """Sign-in refused, or an action that needs a signed-in reviewer was attempted without one."""
+
+
+class ForbiddenError(WorkbenchError):
+    """The signed-in reviewer's role does not allow the action."""
+
+    def __init__(self, message: str, *, needs: str = "", has: str = ""):
+        super().__init__(message)
+        self.needs, self.has = needs, has

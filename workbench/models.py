@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +27,9 @@ RejectionReason = Literal[
     "hash_mismatch",
 ]
 Label = Literal["supported", "unsupported", "reset"]
+# label: a reviewer's decision; added: a reviewer added evidence the pipeline missed (counts as
+# supported); adjudication: the decision that settles two reviewers' disagreement
+EventKind = Literal["label", "added", "adjudication"]
 FinalStatus = Literal["supported", "unsupported"]
 Stage = Literal["retrieval", "extract", "verify", "compose", "quality_review", "finalize"]
 STAGES: tuple[str, ...] = ("retrieval", "extract", "verify", "compose", "quality_review", "finalize")
@@ -34,6 +38,14 @@ NO_AUTHORITATIVE_EVIDENCE = "NO_AUTHORITATIVE_EVIDENCE"
 # A box on a page: (page 1-based, x0, y0, x1, y1) in PDF points, origin top-left of the
 # page's cropbox, exactly as PyMuPDF reports word boxes. The CLI prints it as a list.
 PageRect = tuple[int, float, float, float, float]
+
+
+def cite_page(page: int, label: str | None) -> str:
+    """How a citation names a page: 'p. 28 (PDF p. 40)' when the printed label differs from
+    the 1-based PDF position, else 'p. 40'. An auditor checks the printed number."""
+    if label and label != str(page):
+        return f"p. {label} (PDF p. {page})"
+    return f"p. {page}"
 
 
 def sha256_text(text: str) -> str:
@@ -62,6 +74,39 @@ class Document(BaseModel):
     encrypted: bool = False
 
 
+class DocSegment(Protocol):
+    """A sentence or heading of a parsed document; start/end index its text."""
+
+    start: int
+    end: int
+    page: int
+    text: str
+    heading: str | None
+    kind: str
+
+
+T = TypeVar("T")
+
+
+class ParsedDoc(Protocol):
+    """What the layers above the PDF layer need of a parsed document: its record, its text, its
+    segments, spans with boxes, quote search, and a slot for values derived from it (vocabulary,
+    term statistics) that live and go with the document. workbench.pdf.ParsedDocument is it."""
+
+    document: Document
+    text: str
+
+    def segments(self) -> Sequence[DocSegment]: ...
+
+    def heading_at(self, offset: int) -> str | None: ...
+
+    def span(self, start: int, end: int) -> Span: ...
+
+    def locate(self, quote: str, *, near: int | None = None) -> Span | None: ...
+
+    def derived(self, key: str, build: Callable[[], T]) -> T: ...
+
+
 class Span(BaseModel):
     """Quote → character span → boxes. start/end index the document's text (all pages
     joined); text is the document's own text there, which may differ from the quote asked
@@ -75,6 +120,11 @@ class Span(BaseModel):
     text: str
     text_sha256: str
     rects: list[PageRect] = Field(default_factory=list)  # one per line per page
+    page_label: str | None = None  # the printed label of `page` ("28" on PDF page 40), when known
+
+    @property
+    def cite(self) -> str:
+        return cite_page(self.page, self.page_label)
 
 
 class ClosestMatch(BaseModel):
@@ -102,6 +152,7 @@ class Evidence(BaseModel):
         s = self.span
         d.update(
             page=s.page if s else None,
+            page_label=s.page_label if s else None,
             pages=s.pages if s else [],
             start=s.start if s else None,
             end=s.end if s else None,
@@ -109,6 +160,60 @@ class Evidence(BaseModel):
             rects=[list(r) for r in s.rects] if s else [],
         )
         return d
+
+
+class Chunk(BaseModel):
+    """A retrieved piece of one document; start/end index that document's text."""
+
+    chunk_id: str
+    document_id: str
+    start: int
+    end: int
+    text: str
+    page: int
+    section_heading: str | None = None
+    score: float = 0.0
+
+
+class Candidate(BaseModel):
+    """An extracted quote before the pipeline anchors it in the PDF and gives it an ID.
+    `start`/`end` are set when the backend knows the exact offsets (rules); otherwise the
+    pipeline searches the document for `exact_quote`."""
+
+    exact_quote: str
+    chunk_id: str
+    document_id: str
+    section_heading: str | None = None
+    extraction_confidence: Confidence = "medium"
+    start: int | None = None
+    end: int | None = None
+
+
+class Draft(BaseModel):
+    final_answer: str
+    requirement_references: list[RequirementReference] = Field(default_factory=list)
+    unused_requirements: list[str] = Field(default_factory=list)
+
+
+class StageUsage(BaseModel):
+    """What one backend call cost; LLM backends fill it in, rules leaves zeros."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    calls: int = 0
+    structured_output: str = ""  # how the reply's JSON shape was asked for (openai backend's FORMS)
+    raw_failures: list[str] = Field(default_factory=list)
+
+
+class StageFailure(BaseModel):
+    """A backend stage that failed in a run: the run ends fail-safe and the audit trail keeps
+    this, the raw reply included, so a failure is never read as a finding about the documents."""
+
+    stage: Stage
+    error: str = ""  # the exception's class name, e.g. "BackendError"
+    message: str
+    raw: str | None = None  # the model's raw reply when there was one
 
 
 class Verification(BaseModel):
@@ -190,6 +295,8 @@ class ReviewEvent(BaseModel):
     timestamp: datetime = Field(default_factory=utcnow)
     previous_label: Label | None = None  # the human label current before this one
     verifier_verdict: FinalStatus | None = None  # what the verifier said at the time
+    kind: EventKind = "label"
+    evidence: Evidence | None = None  # the item a reviewer added (kind "added")
 
 
 class Run(BaseModel):
@@ -204,8 +311,8 @@ class Run(BaseModel):
     evidence: list[Evidence] = Field(default_factory=list)
     verifications: list[Verification] = Field(default_factory=list)
     answer: Answer = Field(default_factory=Answer)
-    usage: dict[str, Any] = Field(default_factory=dict)  # tokens / latency per stage (LLM backends)
-    failures: list[dict[str, Any]] = Field(default_factory=list)  # stage failures, raw replies kept
+    usage: dict[str, StageUsage] = Field(default_factory=dict)  # tokens / latency per stage (LLM backends)
+    failures: list[StageFailure] = Field(default_factory=list)  # stage failures, raw replies kept
 
     def verification_for(self, requirement_id: str) -> Verification | None:
         return next((v for v in self.verifications if v.requirement_id == requirement_id), None)
@@ -240,8 +347,8 @@ class Run(BaseModel):
                 "stage_timings": self.stage_timings,
                 "backend": self.backend,
                 "document_ids": self.document_ids,
-                "usage": self.usage,
-                "failures": self.failures,
+                "usage": {k: u.model_dump() for k, u in self.usage.items()},
+                "failures": [f.model_dump() for f in self.failures],
             },
         }
         if self.answer.result:
@@ -263,6 +370,59 @@ class EvidenceStatus(BaseModel):
     note: str | None = None
     reviewed_at: datetime | None = None
     hash_ok: bool = True  # False: the stored PDF no longer yields this quote's SHA-256
+    human_added: bool = False  # a reviewer added it (the pipeline missed it); reviewer/note say who and why
+    reviewer_labels: dict[str, FinalStatus] = Field(default_factory=dict)  # each reviewer's current label
+    conflict: bool = False  # reviewers disagree and no adjudication settled it
+    adjudicated: bool = False  # the human label is an adjudicator's decision
+
+
+Badge = Literal["green", "amber", "red"]
+
+
+def support_badge(support_ratio: float) -> Badge:
+    """Seed 004's support-ratio badge: >= 75 % green, 40-74 % amber, < 40 % red."""
+    return "green" if support_ratio >= 0.75 else "amber" if support_ratio >= 0.40 else "red"
+
+
+class AnswerRevision(BaseModel):
+    """One recomposition of the answer a reader sees: what changed and which review events
+    caused it (no events: the hash re-check on load). The machine answer is never rewritten."""
+
+    revision: int  # 1, 2, ... in event order
+    triggered_by: list[int] = Field(default_factory=list)  # review event ids
+    at: datetime | None = None  # when the last triggering event was recorded
+    now_citable: list[str] = Field(default_factory=list)  # items that became supported
+    no_longer_citable: list[str] = Field(default_factory=list)  # items that stopped being supported
+    dropped_sentences: list[str] = Field(default_factory=list)
+    added_sentences: list[str] = Field(default_factory=list)
+    final_answer: str = ""  # the answer after this revision
+    support_ratio: float = 0.0
+    citation_coverage: float = 0.0
+    grounding_confidence: GroundingConfidence = "insufficient"
+
+
+class ReviewedRun(BaseModel):
+    """A run as a reader sees it once the review events apply: every view (pages, CLI, exports,
+    metrics) reads this, so they show the same numbers. Built by workbench.review.reviewed_run."""
+
+    run: Run  # as stored, re-verified: hash failures come back unverified
+    event_count: int = 0
+    statuses: list[EvidenceStatus] = Field(default_factory=list)  # machine items, then reviewer-added
+    machine_answer: Answer = Field(default_factory=Answer)  # what the pipeline composed
+    answer: Answer = Field(default_factory=Answer)  # recomposed from final statuses
+    revisions: list[AnswerRevision] = Field(default_factory=list)
+    badge: Badge = "red"  # support_badge(answer.support_ratio)
+
+    def status_for(self, requirement_id: str) -> EvidenceStatus | None:
+        return next((s for s in self.statuses if s.evidence.requirement_id == requirement_id), None)
+
+    @property
+    def supported_ids(self) -> list[str]:
+        return [s.evidence.requirement_id for s in self.statuses if s.final_status == "supported"]
+
+    @property
+    def conflicts(self) -> list[EvidenceStatus]:
+        return [s for s in self.statuses if s.conflict]
 
 
 class ReviewMetrics(BaseModel):
@@ -292,4 +452,43 @@ class ReviewMetrics(BaseModel):
     score_histogram: list[int] = Field(default_factory=list)  # verifier scores in 10 bins of 0.1
     review_events: int = 0
     reviewers: dict[str, int] = Field(default_factory=dict)  # events per reviewer
+    labelled_by_reviewer: dict[str, int] = Field(default_factory=dict)  # items each reviewer has a label on
+    inter_reviewer_items: int = 0  # items labelled by two or more reviewers
+    inter_reviewer_kappa: float | None = None  # agreement between reviewers on those items
+    open_conflicts: int = 0  # items where reviewers disagree and no adjudication settled it
     per_run: list[ReviewMetrics] = Field(default_factory=list)  # filled for the overall view
+
+
+JobKind = Literal["ingest", "index", "ask", "verify"]
+JobStatus = Literal["queued", "running", "finished", "failed"]
+
+
+class JobInfo(BaseModel):
+    """A unit of background work (ingest + index, index, a run of one or more questions, a draft
+    check) and where it stands. Its stage events are kept beside it (Workbench.job_events)."""
+
+    job_id: str
+    kind: JobKind
+    status: JobStatus = "queued"
+    progress: float = 0.0  # 0..1
+    message: str = ""  # the latest stage event, in words
+    attempts: int = 0  # starts so far (a job whose worker died is started once more)
+    document_ids: list[str] = Field(default_factory=list)
+    run_ids: list[str] = Field(default_factory=list)  # ask: the runs stored, once finished
+    result: list[dict[str, Any]] = Field(default_factory=list)  # verify: one row per claim
+    error: str | None = None  # why it failed, in words
+    created_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+
+
+Role = Literal["reviewer", "adjudicator", "admin"]
+ROLES: tuple[str, ...] = ("reviewer", "adjudicator", "admin")  # each may do what the ones before it may
+
+
+class Identity(BaseModel):
+    """Who is signed in (sign-in on): the name every review event records, and the role."""
+
+    name: str
+    role: Role = "reviewer"
+    via: Literal["local", "oidc"] = "local"

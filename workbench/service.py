@@ -8,37 +8,56 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import pickle
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.config import Settings, get_settings
-from workbench.errors import NotFoundError, WorkbenchError
+from workbench.errors import NotFoundError, ReviewerRequiredError, WorkbenchError
 from workbench.models import (
-    NO_AUTHORITATIVE_EVIDENCE,
     SOURCE_TYPES,
     Answer,
     ClaimCheck,
     Document,
     EvidenceStatus,
+    Identity,
+    ReviewedRun,
     ReviewEvent,
     ReviewMetrics,
     Run,
     StageEvent,
-    Verification,
-    sha256_text,
 )
+from workbench.review import REVIEW_ORDERS
+
+if TYPE_CHECKING:
+    from workbench.pdf.cache import ParsedCache
+    from workbench.pdf.document import ParsedDocument
 
 log = logging.getLogger(__name__)
 
 
+def backend_names() -> tuple[str, ...]:
+    """The backends a front end offers (workbench.backends.BACKENDS)."""
+    from workbench.backends import BACKENDS
+
+    return BACKENDS
+
+
+def export_formats() -> list[str]:
+    """The export formats a front end offers (workbench.export.FORMATS)."""
+    from workbench.export import FORMATS
+
+    return list(FORMATS)
+
+
 class Workbench:
     """One workspace: settings, the store, caches of parsed documents and indexes."""
+
+    REVIEW_ORDERS = REVIEW_ORDERS  # review_queue's orders, with their labels
 
     def __init__(self, settings: Settings | None = None):
         self.settings = settings or get_settings()
@@ -61,7 +80,7 @@ class Workbench:
         if parsed.document.source_type != source_type:
             parsed.document = parsed.document.model_copy(update={"source_type": source_type})
         self.store.put_document(parsed.document, parsed.pdf_bytes)
-        self._remember_parsed(parsed, write=True)
+        self._parsed_cache.put(parsed)
         return parsed.document
 
     def documents(self) -> list[Document]:
@@ -73,67 +92,33 @@ class Workbench:
     def pdf_bytes(self, document_id: str) -> bytes:
         return self.store.pdf_bytes(document_id)
 
-    def parsed(self, document_id: str):
-        """The ParsedDocument for a stored document, cached by its SHA-256: in memory (LRU) and
-        on disk (data_dir/parsed/<sha>.pkl), rebuilt from the stored bytes when the file is
-        missing or unreadable."""
-        cache = self._parsed_lru()
-        with self._parsed_lock():
-            if document_id in cache:
-                cache.move_to_end(document_id)
-                return cache[document_id]
-        path = self._parsed_path(document_id)
-        parsed = None
-        try:
-            with path.open("rb") as fh:
-                parsed = pickle.load(fh)
-            if getattr(getattr(parsed, "document", None), "id", None) != document_id:
-                parsed = None
-        except Exception:  # noqa: BLE001 - missing, truncated or stale cache: rebuild it
-            parsed = None
-        if parsed is None:
-            from workbench.pdf import open_pdf
+    def parsed(self, document_id: str) -> ParsedDocument:
+        """The ParsedDocument for a stored document, from the workspace's cache (workbench.pdf.cache:
+        memory LRU, then disk by parser version + SHA-256), parsed from the stored bytes on a miss."""
+        return self._parsed_cache.get(document_id)
 
-            doc = self.store.get_document(document_id)
-            parsed = open_pdf(self.store.pdf_bytes(document_id), filename=doc.filename, settings=self.settings)
-            parsed.document = doc  # the stored metadata (source type) is the record
-            self._remember_parsed(parsed, write=True)
-        else:
-            self._remember_parsed(parsed, write=False)
+    @cached_property
+    def _parsed_cache(self) -> ParsedCache:
+        from workbench.pdf.cache import ParsedCache
+
+        return ParsedCache(self.settings.data_dir / "parsed", self._parse_stored)
+
+    def _parse_stored(self, document_id: str) -> ParsedDocument:
+        from workbench.pdf import open_pdf
+
+        doc = self.store.get_document(document_id)
+        parsed = open_pdf(self.store.pdf_bytes(document_id), filename=doc.filename, settings=self.settings)
+        parsed.document = doc  # the stored metadata (source type) is the record
         return parsed
-
-    _PARSED_LRU = 8
-
-    def _parsed_lru(self) -> OrderedDict:
-        return self.__dict__.setdefault("_parsed_cache", OrderedDict())
-
-    def _parsed_lock(self) -> threading.Lock:  # the UI shares one Workbench between sessions
-        return self.__dict__.setdefault("_parsed_cache_lock", threading.Lock())
-
-    def _parsed_path(self, document_id: str) -> Path:
-        return self.settings.data_dir / "parsed" / f"{document_id}.pkl"
-
-    def _remember_parsed(self, parsed, *, write: bool) -> None:
-        cache = self._parsed_lru()
-        with self._parsed_lock():
-            cache[parsed.document.id] = parsed
-            cache.move_to_end(parsed.document.id)
-            while len(cache) > self._PARSED_LRU:
-                cache.popitem(last=False)
-        if write:  # atomic: a reader never sees half a pickle
-            path = self._parsed_path(parsed.document.id)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            with tmp.open("wb") as fh:
-                pickle.dump(parsed, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
 
     # --- runs --------------------------------------------------------------------------
     def ask(self, questions: list[str], document_ids: list[str], *, backend: str = "rules",
-            source_type: str | None = None, on_event: Callable[[StageEvent], None] | None = None) -> list[Run]:
+            source_type: str | None = None, on_event: Callable[[StageEvent], None] | None = None,
+            run_ids: list[str] | None = None) -> list[Run]:
         """Run each question through the pipeline over the documents and store the runs.
         Evidence IDs come from the store, so the same (document, span) keeps its ID across
-        runs; `source_type` overrides the documents' own for the IDs' prefix."""
+        runs; `source_type` overrides the documents' own for the IDs' prefix. `run_ids` (one per
+        question, from a job) makes it idempotent: a question whose run is stored is not re-run."""
         from workbench.backends import get_backend
         from workbench.pipeline import run_question
 
@@ -146,14 +131,27 @@ class Workbench:
             raise WorkbenchError(f"Unknown source type {source_type!r}: choose one of {', '.join(SOURCE_TYPES)}.")
         docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
         engine = get_backend(backend or self.settings.backend, self.settings)
+        cal = self.calibration()
+        if cal is not None:  # the verifier as the reviewers taught it (workbench calibrate)
+            from workbench.calibration import CalibratedBackend
+
+            engine = CalibratedBackend(engine, cal)
         indexing_s = self._index_with_progress(docs, on_event, len(questions))
+        if run_ids is not None and len(run_ids) != len(questions):
+            raise WorkbenchError(f"{len(run_ids)} run ids for {len(questions)} questions")
         runs: list[Run] = []
         for i, q in enumerate(questions):
+            rid = run_ids[i] if run_ids else None
+            if rid is not None and self.store.has_run(rid):  # stored by an earlier attempt of the job
+                runs.append(self.store.get_run(rid))
+                continue
             run = run_question(q, docs, retriever=self.retriever, backend=engine, ids=self.store, settings=self.settings,
                                on_event=on_event, source_type=source_type, question_index=i,
-                               question_total=len(questions))
+                               question_total=len(questions), run_id=rid)
             if i == 0 and indexing_s:  # the first question paid for indexing: its audit trail says so
                 run.stage_timings = {"indexing": round(indexing_s, 4), **run.stage_timings}
+            run.settings["calibration"] = ({"id": cal.id, "threshold": cal.threshold, "fitted_at": cal.fitted_at.isoformat()}
+                                           if cal is not None else None)
             self.store.save_run(run)
             runs.append(run)
         return runs
@@ -176,8 +174,12 @@ class Workbench:
     def prepare(self, document_ids: list[str]) -> threading.Thread | None:
         """Build the documents' retrieval indexes in a background thread (after an upload), so
         the first question does not wait for the embedding; a question asked meanwhile waits on
-        the same per-document lock instead of embedding twice. Off with index_on_ingest=false."""
+        the same per-document lock instead of embedding twice. Off with index_on_ingest=false.
+        With a job queue (queue_url) it queues an "index" job for the workers instead."""
         if not self.settings.index_on_ingest or not document_ids:
+            return None
+        if self.settings.queue_url:  # a team setup: the workers index, this process stays light
+            self.submit("index", document_ids=document_ids)
             return None
         retriever = self.retriever  # created here, not raced for in the thread
 
@@ -216,7 +218,7 @@ class Workbench:
         docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
         checks = check_claims(claims, docs, retriever=self.retriever, settings=self.settings,
                               embed=self.retriever.embed_texts)
-        if engine is None or not hasattr(engine, "claim_support"):
+        if engine is None:  # rules: the claims judge above is the verdict
             return checks
         out: list[ClaimCheck] = []
         for c in checks:
@@ -229,6 +231,55 @@ class Workbench:
             out.append(c.model_copy(update={"supported": supported, "reason": reason,
                                             "score": c.score if supported or not c.supported else min(c.score, 0.49)}))
         return out
+
+    # --- jobs (workbench.jobs: in this process, or RQ workers when queue_url is set) -------
+    @cached_property
+    def jobs(self):
+        """The job queue: RQ on Redis when settings.queue_url is set, else a thread of this process."""
+        from workbench.jobs import get_queue
+
+        return get_queue(self.settings, self)
+
+    def submit(self, kind: str, *, questions: list[str] | None = None, claims: list[str] | None = None,
+               document_ids: list[str] | None = None, paths: list[str | Path] | None = None,
+               backend: str | None = None, source_type: str | None = None, password: str | None = None):
+        """Queue a job → JobInfo: "ingest" (paths: open, keep and index), "index" (document_ids),
+        "ask" (questions over document_ids and/or paths: one run per question) or "verify"
+        (claims). Bad input is refused here, before anything is queued."""
+        if kind not in ("ingest", "index", "ask", "verify"):
+            raise WorkbenchError(f"unknown job kind {kind!r}: use ingest, index, ask or verify")
+        files = [str(Path(p).resolve()) for p in paths or []]
+        if not files and not document_ids:
+            raise WorkbenchError("No documents given: name PDF files or stored document ids for the job.")
+        payload: dict = {"document_ids": list(document_ids or []), "paths": files, "backend": backend,
+                         "source_type": source_type, "password": password}
+        if kind == "ask":
+            payload["questions"] = [" ".join(q.split()) for q in questions or [] if q and q.strip()]
+            if not payload["questions"]:
+                raise WorkbenchError("No question given: type a question (or a list, one per line).")
+        if kind == "verify":
+            payload["claims"] = [c for c in claims or [] if c and c.strip()]
+            if not payload["claims"]:
+                raise WorkbenchError("No claim given: write one claim per line.")
+        return self.jobs.submit(kind, payload)
+
+    def job(self, job_id: str):
+        """A job's JobInfo (NotFoundError when unknown)."""
+        return self.jobs.get(job_id)
+
+    def job_list(self):
+        """Known jobs, newest first."""
+        return self.jobs.list()
+
+    def job_events(self, job_id: str) -> list[StageEvent]:
+        """A job's stage events so far, in order."""
+        return self.jobs.events(job_id)
+
+    def wait(self, job_ids: list[str], timeout: float | None = None):
+        """The jobs once each is finished or failed, or as they stand after `timeout` seconds."""
+        from workbench.jobs import wait
+
+        return wait(self.jobs, job_ids, timeout)
 
     # --- store, review, metrics ----------------------------------------------------------
     @cached_property
@@ -246,106 +297,197 @@ class Workbench:
         """A stored run, re-verified against the stored PDF bytes: evidence whose document bytes no
         longer hash to the document id, or whose text no longer hashes to its text_sha256, comes
         back unverified with rejection_reason "hash_mismatch"."""
-        return self._load_run(run_id)[0]
+        return self.reviewed(run_id).run
 
-    def _load_run(self, run_id: str, doc_ok: dict[str, bool] | None = None) -> tuple[Run, dict[str, bool]]:
-        """The stored run re-verified, and hash_ok per evidence ID. `doc_ok` memoises the
-        per-document byte check across runs within one call (metrics over many runs)."""
+    _REVIEWED_LRU = 64
+
+    def reviewed(self, run_id: str) -> ReviewedRun:
+        """The run as a reader sees it (workbench.review.reviewed_run): final statuses, the
+        recomposed answer and its revisions. Cached per (run, event count), so a page that reads
+        it several times per rerun re-checks the PDF hashes once, not per read."""
+        from workbench.review import added_evidence, check_hashes, reviewed_run
+
+        n = self.store.event_count(run_id)
+        # Signature and review-chain check on every read (cheap), so an edit made in the database
+        # while the app runs is seen at once: docs/design-notes.md, "Integrity".
+        tampered = tuple(self.store.record_problems(run_id))
+        cache = self.__dict__.setdefault("_reviewed_cache", OrderedDict())
+        lock = self.__dict__.setdefault("_reviewed_lock", threading.Lock())
+        with lock:
+            hit = cache.get((run_id, n, tampered))
+            if hit is not None:
+                cache.move_to_end((run_id, n, tampered))
+                return hit
         run = self.store.get_run(run_id)
-        doc_ok = {} if doc_ok is None else doc_ok
-        for did in {ev.document_id for ev in run.evidence if ev.span is not None} - set(doc_ok):
-            try:
-                doc_ok[did] = hashlib.sha256(self.store.pdf_bytes(did)).hexdigest() == did
-            except NotFoundError:
-                doc_ok[did] = False
-        hash_ok: dict[str, bool] = {}
-        why: dict[str, str] = {}
-        for ev in run.evidence:
-            span = ev.span
-            if span is None:  # never anchored: nothing to re-check, and never verified
-                hash_ok[ev.requirement_id] = True
-                continue
-            ok = doc_ok[ev.document_id]
-            if not ok:
-                why[ev.requirement_id] = (f"the stored PDF {ev.document_id[:12]}… is missing or its bytes no "
-                                          "longer match its SHA-256 (tampered or corrupted)")
-            else:
-                try:
-                    text = self.parsed(ev.document_id).text
-                    ok = sha256_text(text[span.start:span.end]) == span.text_sha256
-                except WorkbenchError as exc:
-                    ok = False
-                    why[ev.requirement_id] = f"the stored PDF could not be re-opened to check it ({exc})"
-                if not ok and ev.requirement_id not in why:
-                    why[ev.requirement_id] = (f"the text at {span.start}:{span.end} of the stored PDF no longer "
-                                              "matches the quote's SHA-256")
-            hash_ok[ev.requirement_id] = ok
-        if why:
-            verifs = [v for v in run.verifications if v.requirement_id not in why]
-            for rid, reason in why.items():
-                old = run.verification_for(rid)
-                verifs.append(Verification(requirement_id=rid, verified=False, rejection_reason="hash_mismatch",
-                                           verification_rationale=f"Re-verification on load failed: {reason}.",
-                                           score=0.0, verifier=old.verifier if old else "store"))
-            order = {ev.requirement_id: i for i, ev in enumerate(run.evidence)}
-            verifs.sort(key=lambda v: order.get(v.requirement_id, len(order)))
-            run = run.model_copy(update={"verifications": verifs})
-        return run, hash_ok
+        events = self.store.history(run_id)
+        items = [*run.evidence, *added_evidence(events)]
+        problems = check_hashes(items, self._pdf_ok, lambda d: self.parsed(d).text)
+        if tampered:  # an edited record: nothing in it is evidence any more
+            why = "the stored record was changed outside the workbench: " + "; ".join(tampered)
+            problems = {ev.requirement_id: why for ev in items}
+        for ev in items:  # runs stored before printed page labels were read
+            if ev.span is not None and ev.span.page_label is None and ev.requirement_id not in problems:
+                ev.span.page_label = self.parsed(ev.document_id).page_label(ev.span.page)
+        rr = reviewed_run(run, events, problems)
+        with lock:
+            cache[(run_id, n, tampered)] = rr
+            while len(cache) > self._REVIEWED_LRU:
+                cache.popitem(last=False)
+        return rr
+
+    def _pdf_ok(self, document_id: str) -> bool:
+        """Whether the stored bytes still hash to the document's id (its SHA-256)."""
+        try:
+            return hashlib.sha256(self.store.pdf_bytes(document_id)).hexdigest() == document_id
+        except NotFoundError:
+            return False
 
     def evidence_status(self, run_id: str) -> list[EvidenceStatus]:
-        """Each evidence item with the verifier's verdict, the current human label (derived from
-        the events; a reset clears it) and the final status (human label if any, else the
-        verifier's; always unsupported when the hash re-check failed)."""
-        run, hash_ok = self._load_run(run_id)
-        return self._statuses(run, hash_ok, self.store.current_labels(run_id))
+        """Each evidence item (reviewer-added ones last) with the verifier's verdict, the current
+        human label (derived from the events; a reset clears it) and the final status (human
+        label if any, else the verifier's; always unsupported when the hash re-check failed)."""
+        return self.reviewed(run_id).statuses
 
-    @staticmethod
-    def _statuses(run: Run, hash_ok: dict[str, bool], labels: dict) -> list[EvidenceStatus]:
-        out = []
-        for ev in run.evidence:
-            rid = ev.requirement_id
-            v = run.verification_for(rid)
-            verifier = "supported" if v is not None and v.verified else "unsupported"
-            cur = labels.get((run.run_id, rid))
-            human = cur.label if cur else None
-            ok = hash_ok.get(rid, True)
-            out.append(EvidenceStatus(
-                run_id=run.run_id, evidence=ev, verification=v, verifier_verdict=verifier, human_label=human,
-                final_status=(human or verifier) if ok else "unsupported",
-                reviewer=cur.reviewer if cur else None, note=cur.note if cur else None,
-                reviewed_at=cur.timestamp if cur else None, hash_ok=ok))
-        return out
+    def review_queue(self, run_id: str, order: str = "document") -> list[EvidenceStatus]:
+        """The run's items in a review order (workbench.review.REVIEW_ORDERS): document order, the
+        verifier's least sure first, or reviewers' disagreements first."""
+        from workbench.review import review_order
 
-    def review(self, run_id: str, requirement_id: str, label: str, reviewer: str, note: str = "") -> ReviewEvent:
+        return review_order(self.reviewed(run_id).statuses, order)
+
+    def review(self, run_id: str, requirement_id: str, label: str, reviewer: str | None, note: str = "", *,
+               adjudication: bool = False, identity: Identity | None = None) -> ReviewEvent:
         """Append a human label (supported / unsupported / reset) for an evidence ID, or "SENT-<n>"
-        for the n-th answer sentence (1-based). Returns once the event is durably stored."""
+        for the n-th sentence of the answer as a reader sees it now (1-based). `adjudication`
+        records the label as the decision that settles reviewers' disagreement. Returns once the
+        event is durably stored. With sign-in on, the event records `identity` (a signed-in
+        reviewer; `reviewer` is ignored) and adjudicating needs the adjudicator role."""
         if label not in ("supported", "unsupported", "reset"):
             raise WorkbenchError(f"unknown label {label!r}: use supported, unsupported or reset")
-        reviewer = (reviewer or "").strip()
-        if not reviewer:
-            raise WorkbenchError("a review needs the reviewer's name: pass --reviewer NAME")
-        run, hash_ok = self._load_run(run_id)
-        verdict = self._verifier_verdict(run, requirement_id)
+        reviewer = self._reviewer(reviewer, identity, "an adjudication" if adjudication else "a review",
+                                  "adjudicator" if adjudication else "reviewer")
+        verdict = self._verifier_verdict(self.reviewed(run_id), requirement_id)
         return self.store.add_review(ReviewEvent(run_id=run_id, requirement_id=requirement_id, label=label,
-                                                 reviewer=reviewer, note=note or "", verifier_verdict=verdict))
+                                                 reviewer=reviewer, note=note or "", verifier_verdict=verdict,
+                                                 kind="adjudication" if adjudication else "label"))
+
+    # --- sign-in and roles (Settings.sign_in) ----------------------------------------------
+    def _reviewer(self, name: str | None, identity: Identity | None, action: str, role: str) -> str:
+        """The name a review event records: the signed-in identity's with sign-in on (role
+        checked), else the name given."""
+        if self.settings.sign_in:
+            from workbench.auth import requires_role
+
+            requires_role(identity, role, action)
+            return identity.name  # type: ignore[union-attr]
+        name = (name or "").strip()
+        if not name:
+            raise ReviewerRequiredError(f"{action} needs the reviewer's name")
+        return name
+
+    def add_user(self, name: str, role: str, password: str | None) -> Identity:
+        """Create a local account (or change its role / password). No password: an account for
+        an OIDC user, which only sets the role their sign-in gets."""
+        from workbench.auth import hash_password
+        from workbench.models import ROLES
+
+        name = " ".join((name or "").split())
+        if not name:
+            raise WorkbenchError("an account needs a name")
+        if role not in ROLES:
+            raise WorkbenchError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
+        self.store.put_user(name, role, hash_password(password) if password else None)
+        return Identity(name=name, role=role)
+
+    def users(self) -> list[Identity]:
+        return [Identity(name=u["name"], role=u["role"]) for u in self.store.list_users()]
+
+    def sign_in(self, name: str, password: str) -> Identity:
+        """The identity of a local account whose password matches (SignInError otherwise: the
+        same message whether the name or the password was wrong)."""
+        from workbench.auth import check_password
+        from workbench.errors import SignInError
+
+        user = self.store.get_user(" ".join((name or "").split()))
+        if user is None or not check_password(password or "", user["password_hash"]):
+            raise SignInError("unknown name or wrong password")
+        return Identity(name=user["name"], role=user["role"], via="local")
+
+    def oidc_identity(self, claims: dict) -> Identity:
+        """The identity of a user signed in through the identity provider (st.login): named by
+        their e-mail (else `sub`), role from an account of that name, else reviewer."""
+        from workbench.errors import SignInError
+
+        name = str(claims.get("email") or claims.get("sub") or "").strip()
+        if not name:
+            raise SignInError("the identity provider sent neither an e-mail nor a subject")
+        user = self.store.get_user(name)
+        return Identity(name=name, role=user["role"] if user else "reviewer", via="oidc")
 
     @staticmethod
-    def _verifier_verdict(run: Run, requirement_id: str) -> str:
-        from workbench.store.store import SENTENCE_ID
+    def _verifier_verdict(rr: ReviewedRun, requirement_id: str) -> str:
+        from workbench.review import SENTENCE_PREFIX, sentence_verdict
 
-        m = SENTENCE_ID.match(requirement_id)
-        if m:
-            n, sentences = int(m.group(1)), run.answer.sentences
-            if not 1 <= n <= len(sentences):
-                raise NotFoundError(f"run {run.run_id} has no answer sentence {requirement_id} "
-                                    f"(it has {len(sentences)}: SENT-1…SENT-{len(sentences)})")
-            return "supported" if sentences[n - 1].supported else "unsupported"
-        if not any(ev.requirement_id == requirement_id for ev in run.evidence):
-            known = ", ".join(ev.requirement_id for ev in run.evidence[:8]) or "none"
-            raise NotFoundError(f"run {run.run_id} has no evidence {requirement_id} (its IDs: {known}"
-                                f"{', …' if len(run.evidence) > 8 else ''}); `workbench show RUN` lists them")
-        v = run.verification_for(requirement_id)
-        return "supported" if v is not None and v.verified else "unsupported"
+        if requirement_id.startswith(SENTENCE_PREFIX):
+            verdict = sentence_verdict(rr, requirement_id)
+            if verdict is None:
+                n = len(rr.answer.sentences)
+                raise NotFoundError(f"run {rr.run.run_id} has no answer sentence {requirement_id} "
+                                    f"(it has {n}: SENT-1…SENT-{n})")
+            return verdict
+        status = rr.status_for(requirement_id)
+        if status is None:
+            ids = [s.evidence.requirement_id for s in rr.statuses]
+            known = ", ".join(ids[:8]) or "none"
+            raise NotFoundError(f"run {rr.run.run_id} has no evidence {requirement_id} (its IDs: {known}"
+                                f"{', …' if len(ids) > 8 else ''}); `workbench show RUN` lists them")
+        return status.verifier_verdict
+
+    def add_evidence(self, run_id: str, document_id: str, *, quote: str | None = None, start: int | None = None,
+                     end: int | None = None, reviewer: str | None, note: str = "",
+                     identity: Identity | None = None) -> EvidenceStatus:
+        """Add evidence the pipeline missed to a run: a verbatim `quote` (found by the PDF
+        layer's anchoring) or exact `start`/`end` offsets into the document's text. It gets a
+        stable ID (the same span keeps the same ID everywhere), span, text_sha256 and boxes, is
+        recorded as an append-only review event with who and why, and counts as human-Supported.
+        Raises NotFoundError when the quote is not in the document (or the run/document is
+        unknown), WorkbenchError for bad offsets, a missing reviewer or an item the run has."""
+        from workbench.models import Evidence
+
+        reviewer = self._reviewer(reviewer, identity, "adding evidence", "reviewer")
+        if (quote is None) == (start is None and end is None):
+            raise WorkbenchError("give either a quote or start and end offsets, not both or neither")
+        rr = self.reviewed(run_id)
+        doc = self.document(document_id)
+        parsed = self.parsed(document_id)
+        if quote is not None:
+            if not quote.strip():
+                raise WorkbenchError("the quote is empty: give the exact text to add as evidence")
+            span = parsed.locate(quote)
+            if span is None:
+                raise NotFoundError(f"the quote was not found verbatim in {doc.filename}: copy it exactly from the "
+                                    f"document (\"{' '.join(quote.split())[:60]}\")")
+        else:
+            if start is None or end is None:
+                raise WorkbenchError("give both start and end offsets")
+            if not 0 <= start < end <= len(parsed.text):
+                raise WorkbenchError(f"offsets {start}:{end} are outside {doc.filename}'s text "
+                                     f"(0:{len(parsed.text)})")
+            if not parsed.text[start:end].strip():
+                raise WorkbenchError(f"the text at {start}:{end} of {doc.filename} is blank: select words")
+            span = parsed.span(start, end)
+        rid = self.store.assign_evidence_id(document_id, span.start, span.end, doc.source_type)
+        if rr.status_for(rid) is not None:
+            raise WorkbenchError(f"{rid} (that span) is already evidence in run {run_id}: label it Supported "
+                                 "instead (`workbench review`)")
+        ev = Evidence(requirement_id=rid, source_type=doc.source_type, document_id=document_id,
+                      section_heading=parsed.heading_at(span.start), exact_quote=span.text, chunk_id="reviewer",
+                      extraction_confidence="high", span=span)
+        self.store.add_review(ReviewEvent(run_id=run_id, requirement_id=rid, label="supported", reviewer=reviewer,
+                                          note=note or "", verifier_verdict="unsupported", kind="added", evidence=ev))
+        status = self.reviewed(run_id).status_for(rid)
+        assert status is not None
+        return status
 
     def history(self, run_id: str, requirement_id: str | None = None) -> list[ReviewEvent]:
         """Review events of a run (optionally one item) in the order they were recorded."""
@@ -353,57 +495,12 @@ class Workbench:
             if not self.store.has_run(run_id):
                 raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
         else:
-            self._verifier_verdict(self.store.get_run(run_id), requirement_id)  # NotFoundError for unknown IDs
+            self._verifier_verdict(self.reviewed(run_id), requirement_id)  # NotFoundError for unknown IDs
         return self.store.history(run_id, requirement_id)
 
     def answer_view(self, run_id: str) -> Answer:
-        """The run's answer with final statuses applied: a sentence labelled by a human (SENT-n)
-        takes that label; a sentence whose citations are all finally unsupported becomes
-        unsupported; support ratio, citation coverage and grounding confidence follow."""
-        run, hash_ok = self._load_run(run_id)
-        labels = self.store.current_labels(run_id)
-        return self._answer_view(run, self._statuses(run, hash_ok, labels), labels)
-
-    @staticmethod
-    def _answer_view(run: Run, statuses: list[EvidenceStatus], labels: dict) -> Answer:
-        from workbench.pipeline.confidence import grounding_confidence
-
-        final = {s.evidence.requirement_id: s.final_status for s in statuses}
-        supported_ids = {rid for rid, f in final.items() if f == "supported"}
-        sentences = []
-        for i, s in enumerate(run.answer.sentences, 1):
-            human = labels.get((run.run_id, f"SENT-{i}"))
-            cites = [c for c in s.citations if c in final]
-            if human is not None:
-                s = s.model_copy(update={"supported": human.label == "supported",
-                                         "reason": f"labelled {human.label} by {human.reviewer}"
-                                                   + (f": {human.note}" if human.note else "")})
-            elif s.supported and cites and not any(final[c] == "supported" for c in cites):
-                s = s.model_copy(update={"supported": False,
-                                         "reason": "every evidence item it cites is unsupported after review"})
-            sentences.append(s)
-        ans = run.answer.model_copy(update={"sentences": sentences})
-        if sentences:
-            ratio = round(sum(s.supported for s in sentences) / len(sentences), 4)
-            cited = {c for s in sentences for c in s.citations if c in supported_ids}
-            ans.support_ratio = ratio
-            ans.citation_coverage = round(len(cited) / len(supported_ids), 4) if supported_ids else 0.0
-            ans.grounding_confidence = grounding_confidence(len(supported_ids), ratio)
-            if labels:  # the pipeline's findings predate the humans: say what their labels changed
-                from workbench.models import QualityFinding
-
-                n_sup = sum(s.supported for s in sentences)
-                overridden = sorted({c for s in sentences for c in s.citations if final.get(c) == "unsupported"})
-                ans.quality = [*run.answer.quality, QualityFinding(
-                    check="after_review", passed=n_sup == len(sentences),
-                    detail=f"{n_sup}/{len(sentences)} sentences supported once human labels apply"
-                           + (f"; cited but marked unsupported: {', '.join(overridden)}" if overridden else ""))]
-        elif not supported_ids:
-            ans.grounding_confidence = "insufficient"
-        if run.evidence and not supported_ids and not ans.result:
-            ans.result = NO_AUTHORITATIVE_EVIDENCE
-            ans.message = "No evidence item is supported after review: the answer has no authoritative evidence."
-        return ans
+        """The answer a reader sees: recomposed from the items' final statuses (reviewed())."""
+        return self.reviewed(run_id).answer
 
     def metrics(self, run_id: str | None = None) -> ReviewMetrics:
         """Verifier-vs-human agreement, review progress, pass rates and distributions for one run,
@@ -411,20 +508,17 @@ class Workbench:
         from workbench.store import metrics as m
 
         runs = [self.store.get_run(run_id)] if run_id else self.store.list_runs()
-        labels = self.store.current_labels(run_id)
         events = self.store.history(run_id)
         per_run: list[ReviewMetrics] = []
         all_statuses: list[EvidenceStatus] = []
         confidences: list[str] = []
-        doc_ok: dict[str, bool] = {}
         for stored in runs:
-            run, hash_ok = self._load_run(stored.run_id, doc_ok)
-            statuses = self._statuses(run, hash_ok, labels)
-            conf = self._answer_view(run, statuses, labels).grounding_confidence
-            all_statuses += statuses
+            rr = self.reviewed(stored.run_id)
+            conf = rr.answer.grounding_confidence
+            all_statuses += rr.statuses
             confidences.append(conf)
-            per_run.append(m.compute(statuses, run_id=run.run_id, confidences=[conf],
-                                     events=[e for e in events if e.run_id == run.run_id]))
+            per_run.append(m.compute(rr.statuses, run_id=stored.run_id, confidences=[conf],
+                                     events=[e for e in events if e.run_id == stored.run_id]))
         if run_id:
             return per_run[0]
         overall = m.compute(all_statuses, run_id=None, runs=len(runs), confidences=confidences, events=events)
@@ -433,26 +527,123 @@ class Workbench:
 
     def audit_trail(self, run_id: str) -> dict:
         """Seed 000's audit-trail JSON of a stored run, re-verified on load, each extracted
-        requirement also carrying verifier_verdict, human_label (None when none), final_status,
-        hash_ok and the current reviewer/note; `after_review` holds the answer's support and
-        confidence with human labels applied (answer_view)."""
-        run, hash_ok = self._load_run(run_id)
-        labels = self.store.current_labels(run_id)
-        statuses = {s.evidence.requirement_id: s for s in self._statuses(run, hash_ok, labels)}
-        reviewed = self._answer_view(run, list(statuses.values()), labels)
+        requirement (reviewer-added ones too, with human_added true) carrying verifier_verdict,
+        human_label (None when none), final_status, hash_ok and the current reviewer/note;
+        `after_review` holds the answer a reader sees (recomposed from final statuses) with its
+        revisions, and `machine_answer` what the pipeline composed."""
+        rr = self.reviewed(run_id)
+        run, reviewed = rr.run, rr.answer
         trail = run.audit_trail()
-        for req in trail["extracted_requirements"]:
-            s = statuses[req["requirement_id"]]
+        trail["extracted_requirements"] = []
+        for s in rr.statuses:
+            req = s.evidence.audit_dict()
             req.update(verifier_verdict=s.verifier_verdict, human_label=s.human_label, final_status=s.final_status,
                        hash_ok=s.hash_ok, reviewer=s.reviewer, review_note=s.note,
-                       reviewed_at=s.reviewed_at.isoformat() if s.reviewed_at else None)
+                       reviewed_at=s.reviewed_at.isoformat() if s.reviewed_at else None, human_added=s.human_added,
+                       reviewer_labels=s.reviewer_labels, conflict=s.conflict, adjudicated=s.adjudicated)
+            trail["extracted_requirements"].append(req)
         trail["created_at"] = run.created_at.isoformat()
-        trail["after_review"] = {"grounding_confidence": reviewed.grounding_confidence,
-                                 "support_ratio": reviewed.support_ratio,
+        trail["after_review"] = {"final_answer": reviewed.final_answer,
+                                 "grounding_confidence": reviewed.grounding_confidence,
+                                 "support_ratio": reviewed.support_ratio, "badge": rr.badge,
                                  "citation_coverage": reviewed.citation_coverage,
                                  "sentence_support": [x.model_dump() for x in reviewed.sentences],
-                                 "result": reviewed.result, "message": reviewed.message}
+                                 "quality_review": [q.model_dump() for q in reviewed.quality],
+                                 "unused_requirements": reviewed.unused_requirements,
+                                 "result": reviewed.result, "message": reviewed.message,
+                                 "supported_ids": rr.supported_ids, "review_events": rr.event_count,
+                                 "revisions": [r.model_dump(mode="json") for r in rr.revisions]}
         return trail
+
+    # --- calibration -------------------------------------------------------------------
+    def _calibration_path(self) -> Path:
+        return self.settings.data_dir / "calibration.json"
+
+    def _calibration_state(self) -> dict:
+        import json
+
+        p = self._calibration_path()
+        if not p.exists():
+            return {"in_force": [], "history": []}
+        return json.loads(p.read_text(encoding="utf-8"))
+
+    def _save_calibration_state(self, state: dict) -> None:
+        import json
+        import os
+
+        p = self._calibration_path()
+        tmp = p.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(state, indent=2, default=str), encoding="utf-8")
+        os.replace(tmp, p)
+
+    def calibration(self):
+        """The calibration in force for new runs (workbench.calibration.Calibration), or None."""
+        from workbench.calibration import Calibration
+
+        state = self._calibration_state()
+        if not state["in_force"]:
+            return None
+        return Calibration.model_validate(next(c for c in state["history"] if c["id"] == state["in_force"][-1]))
+
+    def calibration_history(self) -> list:
+        from workbench.calibration import Calibration
+
+        return [Calibration.model_validate(c) for c in self._calibration_state()["history"]]
+
+    def calibration_data(self) -> list[dict]:
+        """This workspace's human-labelled items as calibration rows: verifier score and verdict,
+        the human label, the run. Reviewer-added items are scored by the rules verifier on the
+        run's question (they are the verifier's missed positives); structural rejections and
+        unsettled disagreements are left out."""
+        from workbench.calibration import STRUCTURAL
+
+        rows: list[dict] = []
+        engine = None
+        for stored in self.store.list_runs():
+            rr = self.reviewed(stored.run_id)
+            for s in rr.statuses:
+                if s.human_label is None or s.conflict or not s.hash_ok:
+                    continue
+                v = s.verification
+                if s.human_added and v is None:
+                    if engine is None:
+                        from workbench.backends import get_backend
+
+                        engine = get_backend("rules", self.settings)
+                    v = next(iter(engine.verify(rr.run.question, [s.evidence])), None)
+                if v is None or v.rejection_reason in STRUCTURAL:
+                    continue
+                rows.append({"run_id": rr.run.run_id, "requirement_id": s.evidence.requirement_id, "score": v.score,
+                             "verifier": s.verifier_verdict == "supported" and not s.human_added,
+                             "human": s.human_label == "supported"})
+        return rows
+
+    def calibrate(self, *, apply: bool = True):
+        """Refit the verifier's decision threshold on the workspace's human labels, measured by
+        grouped cross-validation (workbench.calibration); put it in force for new runs only when
+        it agrees with the humans better than the verifier does. Returns the Calibration."""
+        from workbench.calibration import calibrate
+
+        rows = self.calibration_data()
+        state = self._calibration_state()
+        cal = calibrate([r["score"] for r in rows], [r["verifier"] for r in rows], [r["human"] for r in rows],
+                        [r["run_id"] for r in rows], cal_id=f"cal-{len(state['history']) + 1}")
+        cal.applied = cal.applied and apply
+        state["history"].append(cal.model_dump(mode="json"))
+        if cal.applied:
+            state["in_force"].append(cal.id)  # a stack: revert pops back to the one before
+        self._save_calibration_state(state)
+        return cal
+
+    def revert_calibration(self):
+        """Put back the calibration in force before the current one (none: the verifier as shipped).
+        Returns the one now in force, or None."""
+        state = self._calibration_state()
+        if not state["in_force"]:
+            raise WorkbenchError("no calibration is in force: nothing to revert")
+        state["in_force"].pop()
+        self._save_calibration_state(state)
+        return self.calibration()
 
     # --- export --------------------------------------------------------------------------
     def export(self, run_ids: list[str] | None, fmt: str, *, force: bool = False, reason: str | None = None,
@@ -471,11 +662,9 @@ class Workbench:
             raise NotFoundError("no runs to export: ask a question first (`workbench ask FILE --question ...`)")
         runs = []
         for rid in ids:
-            run, hash_ok = self._load_run(rid)
-            labels = self.store.current_labels(rid)
-            statuses = self._statuses(run, hash_ok, labels)
-            runs.append(RunBundle(run=run, statuses=statuses, history=self.store.history(rid),
-                                  answer=self._answer_view(run, statuses, labels)))
+            rr = self.reviewed(rid)
+            runs.append(RunBundle(run=rr.run, statuses=rr.statuses, history=self.store.history(rid),
+                                  answer=rr.answer, revisions=rr.revisions))
         doc_ids = dict.fromkeys(d for rb in runs for d in rb.run.document_ids + [s.evidence.document_id
                                                                                   for s in rb.statuses])
         bundle = ExportBundle(runs=runs, documents={d: self.document(d) for d in doc_ids},

@@ -22,6 +22,12 @@ class Reply:
     body: dict[str, Any] | str = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering (slow server, concurrency tests)
+    trickle: float = 0.0  # > 0: send the body one byte every `trickle` seconds (a server that never times out a read)
+
+
+def body_error(status: int, body: dict[str, Any] | str) -> Reply:
+    """An error reply with a server's own body shape (not OpenAI's)."""
+    return Reply(status=status, body=body)
 
 
 def completion(content: str | dict | list, *, finish_reason: str = "stop", prompt_tokens: int = 11,
@@ -54,6 +60,7 @@ class FakeOpenAI:
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.routes: dict[str, Reply] = {}  # GET path -> reply (e.g. "/v1/models", "/props"); else 404
         self.in_flight = 0
         self.max_in_flight = 0
         self._queue: deque[Reply] = deque()
@@ -95,6 +102,15 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 (http.server naming)
+                reply = fake.routes.get(self.path.split("?")[0]) or error(404, f"no route {self.path}")
+                data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode("utf-8")
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:  # noqa: N802 (http.server naming)
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
@@ -119,7 +135,13 @@ class FakeOpenAI:
                     for k, v in reply.headers.items():
                         self.send_header(k, v)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if reply.trickle:
+                        for i in range(len(data)):
+                            self.wfile.write(data[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.trickle)
+                    else:
+                        self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout): nothing to answer
                 finally:

@@ -89,6 +89,7 @@ def test_sentence_without_evidence_is_unsupported():
 
 # --- claim checking's judgement (judge_claims) ----------------------------------------------
 from workbench.backends import judge_claims as J  # noqa: E402
+from workbench.text.terms import embed_form  # noqa: E402
 
 
 def _cand(start: int, end: int, text: str, **features: float) -> J.Candidate:
@@ -98,7 +99,7 @@ def _cand(start: int, end: int, text: str, **features: float) -> J.Candidate:
 
 
 def test_embed_form_undoes_pdf_ligatures_that_the_embedding_vocabulary_lacks():
-    assert J.embed_form("Conﬁdential  Information of oﬃcers") == "Confidential Information of officers"
+    assert embed_form("Conﬁdential  Information of oﬃcers") == "Confidential Information of officers"
 
 
 def test_terms_match_across_ligatures_and_inflections():

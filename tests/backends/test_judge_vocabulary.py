@@ -10,7 +10,7 @@ QUOTE = "ADAMS GOLF shall pay CONSULTANT a base compensation of fifty thousand d
 
 
 def test_a_question_word_the_documents_never_use_is_excused_once():
-    vocab = document_vocabulary("doc-contract", CONTRACT)
+    vocab = document_vocabulary(CONTRACT)
     plain = judge_requirement("What must the Company pay the endorser?", QUOTE)
     aware = judge_requirement("What must the Company pay the endorser?", QUOTE, vocabulary=vocab)
     assert not plain.verified and plain.rejection_reason == "does_not_address_question"
@@ -19,7 +19,7 @@ def test_a_question_word_the_documents_never_use_is_excused_once():
 
 
 def test_a_question_mostly_foreign_to_the_documents_is_still_rejected():
-    vocab = document_vocabulary("doc-contract", CONTRACT)
+    vocab = document_vocabulary(CONTRACT)
     r = judge_requirement("What is the airspeed velocity of an unladen golf swallow?", QUOTE, vocabulary=vocab)
     assert not r.verified and r.rejection_reason == "does_not_address_question"
 

@@ -10,10 +10,10 @@ import pytest
 
 from tests.backends.fake_openai import FakeOpenAI, backend_settings, completion, error, evidence, verdict
 from workbench.backends import get_backend
-from workbench.backends.base import Chunk
 from workbench.backends.openai import OpenAIBackend, OpenAIDraft
 from workbench.config import Settings
 from workbench.errors import ConfigError
+from workbench.models import Chunk
 
 QUESTION = "What services must counties provide to adults with severe mental illness?"
 GOOD = "Counties shall provide community-based services to adults with severe mental illness."
@@ -311,20 +311,3 @@ def test_claim_support_asks_once_with_the_evidence_fenced_and_reports_the_verdic
     assert backend.claim_support("Anything.", []) == (False, 0.0, "No evidence to support this claim.")
     assert len(srv.requests) == 1 and GOOD in srv.prompts()[0]
     assert backend.usage()["claims"].calls == 1
-
-
-def test_claim_checks_stay_supported_only_when_the_llm_agrees(srv):
-    from workbench.models import ClaimCheck
-
-    backend = OpenAIBackend(backend_settings(srv, llm_max_concurrency=1))
-    span = evidence("REQ-S001", GOOD).span
-    checks = [ClaimCheck(claim="Counties provide services.", supported=True, score=0.9, reason="rules: ok", evidence=[span]),
-              ClaimCheck(claim="Counties may refuse services.", supported=True, score=0.8, reason="rules: ok",
-                         evidence=[span]),
-              ClaimCheck(claim="Counties sell bonds.", supported=False, score=0.1, reason="rules: no", evidence=[span])]
-    srv.script(completion({"sentences": [{"index": 0, "supported": True, "reason": "stated"}]}),
-               completion({"sentences": [{"index": 0, "supported": False, "reason": "the quote says shall"}]}))
-    a, b, c = backend.refine_claim_checks(checks)
-    assert (a.supported, b.supported, c.supported) == (True, False, False)
-    assert "LLM overrode" in b.reason and b.score <= 0.5 and c == checks[2]
-    assert len(srv.requests) == 2  # an unsupported claim is never sent: the LLM cannot rescue it

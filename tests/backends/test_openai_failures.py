@@ -80,15 +80,26 @@ def test_malformed_verdicts_for_every_item_fail_the_verify_stage(srv):
 
 
 # --- HTTP errors and timeouts --------------------------------------------------------------------------
-def test_slow_reply_past_the_timeout_fails_after_bounded_retries(srv, waits):
-    backend = OpenAIBackend(backend_settings(srv, llm_timeout=0.3, llm_max_retries=1))
+def test_slow_reply_past_the_timeout_fails_and_retries_do_not_extend_the_deadline(srv, waits):
+    backend = OpenAIBackend(backend_settings(srv, llm_timeout=0.3, llm_max_retries=3))
     slow = completion({"final_answer": "Too late [REQ-S001]."})
     slow.delay = 2.0
     srv.responder = lambda body: slow
     with pytest.raises(BackendError, match=r"did not answer within 0.3 s.*WORKBENCH_LLM_TIMEOUT"):
         backend.compose(QUESTION, [evidence("REQ-S001", GOOD)])
-    assert len(srv.requests) == 2 and len(waits) == 1
     assert backend.usage()["compose"].calls == 1
+
+
+def test_a_server_trickling_bytes_cannot_hold_a_call_past_its_one_deadline(srv):
+    """WORKBENCH_LLM_TIMEOUT is the whole call's: a reply sent one byte a second never trips a
+    per-read timeout (and would take minutes to finish), yet the call ends at its deadline."""
+    backend = OpenAIBackend(backend_settings(srv, llm_timeout=3.0, llm_max_retries=0))
+    trickle = verdict(True)
+    trickle.trickle = 1.0
+    srv.responder = lambda body: trickle
+    with pytest.raises(BackendError, match=r"did not answer within 3 s"):
+        backend.compose(QUESTION, [evidence("REQ-S001", GOOD)])
+    assert len(srv.requests) == 1
 
 
 def test_rate_limit_then_success_honours_retry_after(srv, waits):

@@ -10,8 +10,8 @@ import re
 import pytest
 
 from tests.backends.fake_openai import FakeOpenAI, backend_settings, completion, error
-from workbench.backends.base import Chunk
 from workbench.backends.openai import OpenAIBackend
+from workbench.models import Chunk
 
 pipeline = pytest.importorskip("workbench.pipeline")
 
@@ -115,9 +115,9 @@ def test_invalid_json_from_extract_fails_visibly_and_ends_with_no_evidence(doc):
         srv.script(completion("{not json"), completion("still {not json"))
         r = run(doc, srv)
     [failure] = r.failures
-    assert failure["stage"] == "extract" and failure["raw"] == "still {not json"
+    assert failure.stage == "extract" and failure.raw == "still {not json"
     assert r.answer.result == "NO_AUTHORITATIVE_EVIDENCE" and r.answer.final_answer == ""
-    assert r.audit_trail()["evidence_audit_trail"]["failures"] == r.failures
+    assert r.audit_trail()["evidence_audit_trail"]["failures"] == [f.model_dump() for f in r.failures]
 
 
 def test_verify_server_errors_reject_everything_as_backend_error(doc):
@@ -129,7 +129,7 @@ def test_verify_server_errors_reject_everything_as_backend_error(doc):
     assert not any(v.verified for v in r.verifications)
     anchored = {e.requirement_id for e in r.evidence if e.span is not None}
     assert {v.requirement_id for v in r.verifications if v.rejection_reason == "backend_error"} == anchored
-    assert [f["stage"] for f in r.failures] == ["verify"] and "upstream crashed" in r.failures[0]["raw"]
+    assert [f.stage for f in r.failures] == ["verify"] and "upstream crashed" in r.failures[0].raw
     assert r.answer.result == "NO_AUTHORITATIVE_EVIDENCE"
 
 
@@ -143,6 +143,6 @@ def test_slow_compose_past_the_timeout_keeps_the_answer_grounded(doc):
 
     with FakeOpenAI(responder=model) as srv:
         r = run(doc, srv, llm_timeout=2.0, llm_max_retries=0)  # generous for the fast stages on a busy machine
-    assert any(f["stage"] == "compose" and "did not answer within" in f["message"] for f in r.failures)
+    assert any(f.stage == "compose" and "did not answer within" in f.message for f in r.failures)
     verified_ids = {v.requirement_id for v in r.verifications if v.verified}
     assert set(re.findall(r"REQ-[A-Z]+\d+", r.answer.final_answer)) <= verified_ids

@@ -4,16 +4,13 @@ composition from verified quotes only, verification and support through the judg
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
 
-from workbench.backends.base import Chunk
 from workbench.backends.rules import MAX_STATEMENTS, RulesBackend, compose_from_quotes, extract_from_text
 from workbench.config import Settings
-from workbench.errors import BackendError
-from workbench.models import Evidence, Span
-from workbench.pipeline.text import cited_ids, speculative_terms, split_sentences
+from workbench.models import Chunk, Evidence, Span
+from workbench.text import cited_ids, speculative_terms, split_sentences
 
 
 class TextContext:
@@ -47,25 +44,27 @@ def extract(backend, sentences, question="What must be done?"):
     return ctx, backend.extract(question, [ctx.chunk()], ctx)
 
 
-def test_modal_requirement_sentences_are_quoted_at_their_exact_offsets(backend):
+def test_quotes_are_whole_sentences_at_their_exact_offsets_ranked_by_relevance(backend):
     ctx, got = extract(backend, [
         "The agency was founded in 1950 and has offices in four states across the country.",
         "Each contractor must encrypt customer data at rest using approved cryptographic modules.",
         "Visitors are required to sign the register at the front desk before entering the building.",
         "Employees may not share passwords with anyone, including members of the IT support team.",
-    ])
-    quotes = [c.exact_quote for c in got]
-    assert quotes == [ctx.spans[1][2], ctx.spans[2][2], ctx.spans[3][2]]
+    ], question="Must contractors encrypt customer data at rest?")
+    assert got and got[0].exact_quote == ctx.spans[1][2]
     for c in got:
         assert ctx.text[c.start:c.end] == c.exact_quote
+        assert c.exact_quote in [t for _s, _e, t in ctx.spans]  # whole sentences, never a piece of one
         assert c.chunk_id == "c1" and c.section_heading == "Access Control"
-    assert {c.extraction_confidence for c in got} == {"high"}
+    assert got[0].extraction_confidence in ("high", "medium")
 
 
-def test_chunks_without_requirements_yield_nothing(backend):
-    _, got = extract(backend, ["The committee met twice last year to discuss the budget and staffing.",
-                               "Its report describes the history of the programme in some detail."])
-    assert got == []
+def test_questions_that_are_not_about_requirements_get_evidence_too(backend):
+    ctx, got = extract(backend, [
+        "The agency was founded in 1950 and has offices in four states across the country.",
+        "Visitors are required to sign the register at the front desk before entering the building.",
+    ], question="When was the agency founded?")
+    assert got[0].exact_quote == ctx.spans[0][2]  # no must/shall in it, and still the best evidence
 
 
 def test_numbered_imperative_requirements_of_standards_are_extracted(backend):
@@ -76,7 +75,7 @@ def test_numbered_imperative_requirements_of_standards_are_extracted(backend):
         "Remote access methods include, for example, dial-up, broadband, and wireless connections.",
         "Ensure that all visitors sign the register before they enter the building.",
         "Audit logs are reviewed and analyzed as often as needed to provide important information.",
-    ])
+    ], question=None)  # the inventory (no question) still lists requirements by rule
     assert [c.exact_quote for c in got] == [ctx.spans[0][2], ctx.spans[2][2], ctx.spans[4][2]]
     assert all(c.extraction_confidence == "medium" for c in got)
 
@@ -207,10 +206,12 @@ def test_support_judges_each_sentence_against_the_evidence_it_cites(backend):
     assert out[2].reason == "cites no verified evidence"
 
 
-def test_a_missing_verifier_is_a_backend_error_not_a_crash(backend, monkeypatch):
-    monkeypatch.setitem(sys.modules, "workbench.backends.judge", None)
-    with pytest.raises(BackendError, match="verifier is not available"):
-        backend.verify("q", [ev("REQ-S001", "Employees must use it for remote access.", 0)])
+def test_claim_support_judges_one_claim_against_the_spans_given(backend):
+    span = "Employees must use the approved virtual private network for remote access sessions."
+    ok, score, reason = backend.claim_support("Employees must use the approved virtual private network.", [span])
+    assert ok and 0 < score <= 1 and reason
+    assert not backend.claim_support("Employees must not use the approved virtual private network.", [span])[0]
+    assert backend.claim_support("Anything.", [])[0] is False
 
 
 def test_nist_800_171_remote_access_question_finds_requirement_3_1_12(corpus, tmp_path):

@@ -45,19 +45,29 @@ def test_pipeline_run_exports_highlights_over_every_located_quote(asked):
         assert per_id[e.requirement_id] == e.span.text.split()
 
 
-def test_override_of_every_cited_item_blocks_the_report_and_shows_in_csv(asked):
+def test_rejecting_every_verified_item_leaves_no_claim_and_shows_in_csv(asked):
+    wb, run = asked
+    verified = {v.requirement_id for v in run.verifications if v.verified}
+    for rid in sorted(verified):
+        wb.review(run.run_id, rid, "unsupported", "alice", "not what was asked")
+    answer = wb.answer_view(run.run_id)
+    assert answer.result == "NO_AUTHORITATIVE_EVIDENCE" and not answer.sentences  # nothing left to claim
+    html = wb.export([run.run_id], "html").data.decode()  # the gate passes: the export claims nothing
+    assert "NO_AUTHORITATIVE_EVIDENCE" in html or "No authoritative evidence" in html
+    rows = list(csv.DictReader(io.StringIO(wb.export([run.run_id], "csv").data.decode())))
+    assert {r["requirement_id"] for r in rows if r["human_label"] == "unsupported"} == verified
+    trail = json.loads(wb.export([run.run_id], "json").data)
+    assert trail["runs"][0]["human_overrides"]
+
+
+def test_the_gate_follows_a_sentence_label_without_force(asked):
     from workbench.errors import ExportBlockedError
 
     wb, run = asked
-    cited = {c for s in run.answer.sentences for c in s.citations}
-    assert cited, "the composed answer cites evidence"
-    for rid in sorted(cited):
-        wb.review(run.run_id, rid, "unsupported", "alice", "not what was asked")
+    wb.export([run.run_id], "html")  # the machine answer passes
+    wb.review(run.run_id, "SENT-1", "unsupported", "alice", "overstates the clause")
     with pytest.raises(ExportBlockedError) as err:
         wb.export([run.run_id], "html")
-    assert any("evidence coverage 0%" in r for r in err.value.reasons)
-    rows = list(csv.DictReader(io.StringIO(wb.export([run.run_id], "csv").data.decode())))
-    assert {r["requirement_id"] for r in rows if r["human_label"] == "unsupported"} == cited
-    forced = json.loads(wb.export([run.run_id], "json", force=True, reason="send for second review", by="lead").data)
-    assert forced["export"]["forced"]["reason"] == "send for second review"
-    assert forced["runs"][0]["human_overrides"]
+    assert any("sentence 1" in r for r in err.value.reasons)
+    wb.review(run.run_id, "SENT-1", "reset", "alice")
+    assert wb.export([run.run_id], "html").forced is None

@@ -68,11 +68,12 @@ def test_cli_export_writes_a_csv_with_the_human_label_after_review(workspace, tm
 
 def test_cli_gate_blocks_with_reasons_on_one_line_then_force_records_the_reason(workspace, tmp_path, capsys):
     wb, run = workspace
-    wb.review(run.run_id, run.evidence[1].requirement_id, "unsupported", "alice")
+    wb.review(run.run_id, "SENT-2", "unsupported", "alice")
     out = tmp_path / "report.md"
     assert cli("export", run.run_id, "--format", "md", "--out", str(out)) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "needs human check: evidence coverage 50% is below 70%" in err
+    assert err.count("\n") == 1 and "needs human check: support 50% is below 75%" in err
+    assert "export anyway with --force --reason TEXT" in err  # the CLI words the remedy in its flags
     assert not out.exists()
     assert cli("export", run.run_id, "--format", "md", "--out", str(out), "--force", "--reason", "draft for legal",
                "--by", "dana") == 0

@@ -67,7 +67,7 @@ def test_the_index_persists_and_a_new_process_reloads_it_without_embedding(setti
     doc = _doc()
     first = Retriever(settings, embedder).retrieve("password length", [doc], top_k=3)
     index_dir = settings.data_dir / "index" / doc.document.id
-    assert (index_dir / "meta.json").is_file() and (index_dir / "llama" / "docstore.json").is_file()
+    assert (index_dir / "meta.json").is_file() and (settings.data_dir / "index" / "library" / "vectors.faiss").is_file()
     fresh = Embedder(threads=1, batch_size=8)  # as a new process would have
     again = Retriever(settings, fresh).retrieve("password length", [doc], top_k=3)
     assert fresh.texts_embedded == 1
@@ -85,16 +85,50 @@ def test_changed_document_text_rebuilds_its_index(settings, embedder):
     assert "twenty characters" in hits[0].text
 
 
-def test_persisted_llama_index_loads_and_answers_with_offsets_in_metadata(settings, embedder):
-    doc = _doc()
+def test_the_library_is_a_llama_index_whose_retriever_answers_with_offsets_in_metadata(settings, embedder):
+    from workbench.index.library import document_filter
+
+    doc, other = _doc(), FakeDoc([["# Travel", "Employees must book flights through the travel desk."]])
     r = Retriever(settings, embedder)
     r.index(doc)
-    index = r.store.get(doc).vector_index()
+    r.index(other)
+    index = r.store.vector_index()
     nodes = index.as_retriever(similarity_top_k=2).retrieve("How long must a password be?")
     top = nodes[0].node
     assert "twelve characters" in top.get_content()
     start, end = top.metadata["start"], top.metadata["end"]
     assert doc.text[start:end] in top.get_content()
+    only_other = index.as_retriever(similarity_top_k=5, filters=document_filter([other.document.id]))
+    assert {n.node.metadata["document_id"] for n in only_other.retrieve("password length")} == {other.document.id}
+
+
+def test_one_library_index_grows_with_each_document_and_shrinks_when_one_is_removed(settings, embedder):
+    a, b = _doc(), FakeDoc([["# Travel", "Employees must book flights through the travel desk at least two weeks ahead."]])
+    r = Retriever(settings, embedder)
+    r.index(a)
+    library = r.store.library
+    n_a = library.ntotal
+    assert library.document_ids() == [a.document.id] and n_a == len(r.chunks(a))
+    r.index(b)
+    assert sorted(library.document_ids()) == sorted([a.document.id, b.document.id])
+    assert library.ntotal == n_a + len(r.chunks(b))
+    # a second process sees the same library without embedding anything
+    fresh = Embedder(threads=1, batch_size=8)
+    other = Retriever(settings, fresh)
+    assert other.retrieve("When must flights be booked?", [a, b], top_k=1)[0].document_id == b.document.id
+    assert fresh.texts_embedded == 1
+    r.store.remove(b.document.id)
+    assert library.document_ids() == [a.document.id] and library.ntotal == n_a
+    assert other.store.library.document_ids() == [a.document.id]  # reloaded from disk
+
+
+def test_a_question_over_a_subset_searches_only_those_documents(settings, embedder):
+    a, b = _doc(), FakeDoc([["# Travel", "Employees must book flights through the travel desk at least two weeks ahead."]])
+    r = Retriever(settings, embedder)
+    r.retrieve("anything", [a, b], top_k=1)  # both in the library
+    hits = r.retrieve("When must flights be booked?", [a], top_k=50)
+    assert hits and {h.document_id for h in hits} == {a.document.id}
+    assert len(hits) == len(r.chunks(a))
 
 
 def test_retrieval_spans_several_documents(settings, embedder):

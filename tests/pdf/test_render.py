@@ -1,32 +1,27 @@
-"""Page images for the viewer."""
+"""Page images: JPEGs of the requested page and zoom, cropbox sizes, pages out of range refused."""
 
 from __future__ import annotations
 
 import pymupdf
 import pytest
 
-from workbench.pdf import open_pdf, render_page
+from workbench.pdf import PageImages
 
 
-def test_renders_png_and_jpeg_of_the_requested_page(make_pdf):
-    data = make_pdf(["one", "two"]).read_bytes()
-    png = render_page(data, 2, zoom=1.0)
-    assert png.startswith(b"\x89PNG")
-    pix = pymupdf.Pixmap(png)
-    assert (pix.width, pix.height) == (612, 792)
-    assert render_page(data, 1, zoom=0.5, fmt="jpeg").startswith(b"\xff\xd8")
-    with pytest.raises(ValueError, match="outside"):
-        render_page(data, 3)
+def test_renders_a_jpeg_of_the_requested_page_at_the_requested_zoom(make_pdf):
+    images = PageImages(make_pdf(["one", "two"]).read_bytes())
+    assert images.page_count == 2
+    img = images.jpeg(2, 1.5)
+    assert img[:3] == b"\xff\xd8\xff"
+    pix = pymupdf.Pixmap(img)
+    assert (pix.width, pix.height) == (612 * 1.5, 792 * 1.5)
 
 
-def test_highlight_rects_colour_the_quote(make_pdf):
-    path = make_pdf(["A sentence to highlight on this page."])
-    doc = open_pdf(path)
-    span = doc.locate("sentence to highlight")
-    plain = pymupdf.Pixmap(render_page(doc.pdf_bytes, 1, zoom=1.0))
-    marked = pymupdf.Pixmap(render_page(doc.pdf_bytes, 1, zoom=1.0, rects=span.rects))
-    _, x0, y0, x1, y1 = span.rects[0]
-    cx, cy = int(x0) + 2, int((y0 + y1) / 2)
-    assert plain.pixel(cx, cy - 4) == (255, 255, 255)
-    r, g, b = marked.pixel(cx, cy - 4)
-    assert b < 200 and r > 200  # yellowish where the quote is
+def test_page_sizes_are_the_cropbox_in_points(make_pdf):
+    assert PageImages(make_pdf(["a", "b"]).read_bytes()).page_sizes() == [(612.0, 792.0), (612.0, 792.0)]
+
+
+@pytest.mark.parametrize("page", [0, 3])
+def test_a_page_out_of_range_is_an_index_error(make_pdf, page):
+    with pytest.raises(IndexError, match="outside 1..2"):
+        PageImages(make_pdf(["one", "two"]).read_bytes()).jpeg(page, 1.0)

@@ -3,9 +3,8 @@ do not depend on ranking), and backends that misbehave in scripted ways."""
 
 from __future__ import annotations
 
-from workbench.backends.base import Candidate, Chunk, Draft
 from workbench.backends.rules import RulesBackend
-from workbench.models import Evidence, Verification
+from workbench.models import Candidate, Chunk, Draft, Evidence, Verification
 
 # A two-page policy: three remote-access requirements, a non-requirement, three retention rules.
 POLICY = [

@@ -11,7 +11,7 @@ from tests.pipeline.helpers import OFF_TOPIC_Q, POLICY, REMOTE_Q
 from workbench.cli import main
 from workbench.errors import WorkbenchError
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE, sha256_text
-from workbench.pipeline.text import ID_RE
+from workbench.text import ID_RE
 
 
 @pytest.fixture

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from workbench.backends.base import Draft
-from workbench.models import Evidence, SentenceSupport
+from workbench.models import Draft, Evidence, SentenceSupport
 from workbench.pipeline.quality import remove_ids, review, sanitize
-from workbench.pipeline.text import cited_ids, speculative_terms, split_sentences, strip_citations
+from workbench.text import cited_ids, speculative_terms, split_sentences, strip_citations
 
 
 class EveryCitedSentenceSupported:

@@ -3,6 +3,7 @@ in it through workbench.pdf (so the viewer has real rects), stored through the r
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,12 @@ QUOTES = [
     ("Audit logs are retained for one year", False),
 ]
 QUESTION = "What must the organization do about access and audit records?"
+
+
+def shown(markdown: str) -> str:
+    """The characters a reader sees for Markdown source the app wrote through workbench.ui.safe:
+    backslash escapes resolved, the invisible word joiners gone."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", str(markdown)).replace("\u2060", "")
 
 
 def seed_run(wb, doc_id: str, run_id: str = "run-ui-test"):

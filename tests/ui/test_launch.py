@@ -50,3 +50,42 @@ def test_a_busy_port_is_refused_with_what_to_do_before_anything_starts(data_dir)
         with pytest.raises(SystemExit, match=rf"make run PORT={port + 1}"):
             launch.main(["--port", str(port)])
     assert launch.port_problem(port, None) is None
+
+
+def _launched(monkeypatch, argv):
+    """The command `make run` would exec, without starting anything."""
+    import os
+
+    from workbench.ui import launch
+
+    seen = {}
+    monkeypatch.setattr(os, "execv", lambda path, cmd: seen.setdefault("cmd", cmd))
+    monkeypatch.setattr(os, "chdir", lambda path: None)
+    launch.main(argv)
+    return " ".join(seen["cmd"])
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_make_run_listens_on_127_0_0_1_unless_told_otherwise(data_dir, monkeypatch, capsys):
+    from workbench.config import get_settings
+
+    assert "--server.address 127.0.0.1" in _launched(monkeypatch, ["--port", str(_free_port()), "--no-sample"])
+    assert "anyone who can reach" not in capsys.readouterr().out
+    monkeypatch.setenv("WORKBENCH_LISTEN_ADDRESS", "0.0.0.0")
+    get_settings.cache_clear()
+    assert "--server.address 0.0.0.0" in _launched(monkeypatch, ["--port", str(_free_port()), "--no-sample"])
+    assert "reverse proxy" in capsys.readouterr().out  # listening wider says what that means
+
+
+def test_streamlit_run_serve_py_alone_also_listens_on_loopback_only():
+    import tomllib
+
+    config = tomllib.loads((launch.ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import QUESTION
+from tests.ui.conftest import QUESTION, shown
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -42,7 +42,7 @@ def on_page(at: AppTest, page: str, reviewer: str | None = None) -> AppTest:
 
 def texts(at: AppTest) -> str:
     parts = [e.value for e in (*at.markdown, *at.caption, *at.info, *at.warning, *at.error, *at.success)]
-    return "\n".join(str(p) for p in parts)
+    return "\n".join(shown(p) for p in parts)
 
 
 def component_data(at: AppTest, name: str) -> list[dict]:
@@ -92,15 +92,15 @@ def test_documents_encrypted_upload_asks_for_the_password_and_opens_with_it(data
     at.file_uploader[0].set_value((pdf.name, pdf.read_bytes(), "application/pdf")).run()
     next(b for b in at.button if b.label == "Ingest").click().run()
     assert any("encrypted" in w.value for w in at.warning), texts(at)
-    assert all(w.value.count(pdf.name) <= 1 and "--password" not in w.value for w in at.warning), texts(at)
+    assert all(shown(w.value).count(pdf.name) <= 1 and "--password" not in w.value for w in at.warning), texts(at)
     at.text_input(key=f"pw_input_{pdf.name}").set_value("wrong")
     at.button(key=next(b.key for b in at.button if b.label == "Open with password")).click().run()
-    assert at.error and pdf.name in at.error[0].value
-    assert at.error[0].value.count(pdf.name) == 1 and "password is wrong" in at.error[0].value
+    assert at.error and pdf.name in shown(at.error[0].value)
+    assert shown(at.error[0].value).count(pdf.name) == 1 and "password is wrong" in at.error[0].value
     at.text_input(key=f"pw_input_{pdf.name}").set_value("test")
     next(b for b in at.button if b.label == "Open with password").click().run()
     assert not at.exception, at.exception
-    assert any(pdf.name in s.value and "ingested" in s.value for s in at.success), texts(at)
+    assert any(pdf.name in shown(s.value) and "ingested" in s.value for s in at.success), texts(at)
 
 
 def test_documents_damaged_upload_is_explained_not_a_traceback(data_dir, corpus):
@@ -112,7 +112,7 @@ def test_documents_damaged_upload_is_explained_not_a_traceback(data_dir, corpus)
                                    (empty.name, empty.read_bytes(), "application/pdf")]).run()
     next(b for b in at.button if b.label == "Ingest").click().run()
     assert not at.exception, at.exception
-    messages = [e.value for e in at.error] + [s.value for s in at.success]
+    messages = [shown(e.value) for e in at.error] + [shown(s.value) for s in at.success]
     assert any(empty.name in m for m in messages)
     assert any(pdf.name in m for m in messages)
     assert all("Traceback" not in m for m in messages)
@@ -231,15 +231,22 @@ def test_answer_shows_badge_chips_and_quality(workspace):
     assert chips["status"][run.evidence[0].requirement_id] == "supported"
 
 
-def test_answer_support_drops_after_a_human_marks_its_evidence_unsupported(workspace):
+def test_answer_is_recomposed_after_a_human_marks_its_evidence_unsupported(workspace):
     wb, doc, run = workspace
-    wb.review(run.run_id, run.evidence[0].requirement_id, "unsupported", "Dana", "wrong clause")
+    rejected = run.evidence[0].requirement_id
+    wb.review(run.run_id, rejected, "unsupported", "Dana", "wrong clause")
     at = on_page(app(run=run.run_id), "answer")
-    assert "Partial" in texts(at) and "50 %" in texts(at)
-    assert "every evidence item it cites is unsupported" in texts(at)
+    assert "Revised after review" in texts(at)
     chips = component_data(at, "answer_text")[0]
-    assert chips["status"][run.evidence[0].requirement_id] == "unsupported"
-    assert [s["supported"] for s in chips["sentences"]] == [False, True]
+    assert chips["status"][rejected] == "unsupported"
+    assert [s["supported"] for s in chips["sentences"]] == [True]  # its sentence is gone, the other stands
+    assert all(rejected not in s["text"] for s in chips["sentences"])
+    reviewed = wb.reviewed(run.run_id)
+    coverage = f"citation coverage {round(reviewed.answer.citation_coverage * 100)} %"
+    assert coverage in texts(at)  # the header shows the reviewed numbers the quality rows are computed from
+    tables = [t.value for t in at.table]
+    quality = next(t for t in tables if "Check" in t.columns)
+    assert list(quality["Detail"]) == [q.detail for q in reviewed.answer.quality]
 
 
 def test_answer_states_no_authoritative_evidence_plainly(workspace):
@@ -341,7 +348,7 @@ def test_deep_link_at_the_root_opens_review_on_that_evidence(workspace):
 
 def test_export_blocked_by_the_gate_downloads_only_when_forced_with_a_reason(workspace):
     wb, doc, run = workspace
-    wb.review(run.run_id, run.evidence[0].requirement_id, "unsupported", "Dana")
+    wb.review(run.run_id, "SENT-1", "unsupported", "Dana")  # a reviewer says the sentence overstates its quote
     at = on_page(app(run=run.run_id), "export", reviewer="Dana")
     assert any("Blocked by the safety gate" in e.value for e in at.error)
     assert not at.get("download_button")

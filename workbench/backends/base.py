@@ -1,56 +1,12 @@
 """The interface every backend implements. Backends propose; the pipeline checks:
-quotes are anchored by workbench.pdf, citations validated by pipeline.quality."""
+quotes are anchored by workbench.pdf, citations validated by pipeline.quality. The data they
+exchange (Chunk, Candidate, Draft, StageUsage) is shared vocabulary in workbench.models."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
-
-from workbench.models import Confidence, Evidence, RequirementReference, SentenceSupport, Verification
-
-
-class Chunk(BaseModel):
-    """A retrieved piece of one document; start/end index that document's text."""
-
-    chunk_id: str
-    document_id: str
-    start: int
-    end: int
-    text: str
-    page: int
-    section_heading: str | None = None
-    score: float = 0.0
-
-
-class Candidate(BaseModel):
-    """An extracted quote before the pipeline anchors it in the PDF and gives it an ID.
-    `start`/`end` are set when the backend knows the exact offsets (rules); otherwise the
-    pipeline searches the document for `exact_quote`."""
-
-    exact_quote: str
-    chunk_id: str
-    document_id: str
-    section_heading: str | None = None
-    extraction_confidence: Confidence = "medium"
-    start: int | None = None
-    end: int | None = None
-
-
-class Draft(BaseModel):
-    final_answer: str
-    requirement_references: list[RequirementReference] = Field(default_factory=list)
-    unused_requirements: list[str] = Field(default_factory=list)
-
-
-class StageUsage(BaseModel):
-    """What one backend call cost; LLM backends fill it in, rules leaves zeros."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    calls: int = 0
-    raw_failures: list[str] = Field(default_factory=list)
+from workbench.models import Candidate, Chunk, Draft, Evidence, SentenceSupport, StageUsage, Verification
 
 
 class Backend(Protocol):
@@ -72,6 +28,10 @@ class Backend(Protocol):
     def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
         """Seed 004's validate step: is each sentence supported by the evidence it may cite?"""
 
+    def claim_support(self, claim: str, evidence_texts: list[str]) -> tuple[bool, float, str]:
+        """(supported, score in [0, 1], reason): one claim against evidence spans already found
+        (`workbench verify`); no evidence → unsupported."""
+
     def usage(self) -> dict[str, StageUsage]:
         """Cost per stage since the backend was made (for the audit trail)."""
 
@@ -83,3 +43,8 @@ class ExtractContext(Protocol):
         """(start, end, text) of the document's sentences/clauses overlapping [start, end)."""
 
     def heading_at(self, document_id: str, offset: int) -> str | None: ...
+
+    def documents(self) -> list[Any]:
+        """The parsed documents being asked about."""
+
+    retriever: Any  # segment search (search_segments) over them, or None

@@ -9,25 +9,17 @@ Every verdict carries a rationale naming what decided it, and a score in [0, 1].
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Collection, Sequence
 
 from pydantic import BaseModel, Field
 
 from workbench.models import RejectionReason
+from workbench.text import content_terms as _content_terms
+from workbench.text import words as tokens
+from workbench.text.terms import stem, surface_forms
 
 # A function mapping texts to L2-normalised vectors (workbench.index.embed.Embedder.embed).
 EmbedFn = Callable[[list[str]], "object"]
-
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-
-STOPWORDS = frozenset(re.findall(r"\S+", """a an the and or nor but if then else of to in on at by for from with without into onto upon
-    as is are was were be been being am do does did done have has had having it its it's this that
-    these those there here such what which who whom whose when where why how any all each every
-    some no not only own same so than too very can could will would shall should may might must
-    i me my we our us you your he him his she her they them their party parties
-    about above after again against before below between both during further once other out over
-    through under until up down off more most few nor also per via"""))
 
 # Words that change polarity; a claim and span that disagree on them disagree on meaning.
 NEGATIONS = frozenset(re.findall(r"\S+", "not no never none nor neither without cannot can't won't shan't isn't doesn't don't"))
@@ -65,23 +57,9 @@ class JudgeResult(BaseModel):
     score: float = Field(0.0, ge=0.0, le=1.0)
 
 
-def stem(word: str) -> str:
-    """A tiny suffix stripper: enough to match 'disclose'/'disclosure'/'disclosed'."""
-    w = word.lower().strip("'-")
-    for suf in ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ures", "ure", "ed", "es", "s", "e"):
-        if len(w) - len(suf) >= 4 and w.endswith(suf):
-            return w[: -len(suf)]
-    return w
-
-
-def tokens(text: str) -> list[str]:
-    """Lowercased words; NFKC first, so PDF ligatures ('veriﬁcation') match plain text."""
-    return [t.lower() for t in _WORD.findall(unicodedata.normalize("NFKC", text))]
-
-
 def content_terms(text: str) -> set[str]:
-    """Stemmed content words (stopwords and 1-letter tokens dropped)."""
-    return {stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
+    """Stemmed content words (function words and 1-letter tokens dropped)."""
+    return set(_content_terms(text))
 
 
 def term_coverage(question: str, quote: str, vocabulary: Collection[str] | None = None
@@ -90,29 +68,23 @@ def term_coverage(question: str, quote: str, vocabulary: Collection[str] | None 
     With the searched documents' `vocabulary`, ONE question term the documents never use (a
     contract says "ADAMS GOLF", the question "the Company") is excused: no quote could hold it.
     Only one, so a question that is mostly foreign to the documents still fails."""
-    q = content_terms(question)
+    forms = surface_forms(question)
+    q = set(forms)
     if not q:
         return 0.0, [], []
     s = content_terms(quote)
-    hit = sorted(q & s)
-    miss = sorted(q - s)
+    hit = sorted(forms[t] for t in q & s)
+    miss = sorted(forms[t] for t in q - s)
     denominator = len(q)
-    if vocabulary is not None and len(q) > 1 and any(t not in vocabulary for t in miss):
+    if vocabulary is not None and len(q) > 1 and any(t not in vocabulary for t in q - s):
         denominator -= 1
     return len(hit) / denominator, hit, miss
 
 
-_VOCABULARY: dict[str, frozenset[str]] = {}
-
-
-def document_vocabulary(document_id: str, text: str) -> frozenset[str]:
-    """Stemmed content terms of a document, cached by its id (the SHA-256 of its bytes)."""
-    vocab = _VOCABULARY.get(document_id)
-    if vocab is None:
-        if len(_VOCABULARY) > 64:
-            _VOCABULARY.clear()
-        vocab = _VOCABULARY[document_id] = frozenset(content_terms(text))
-    return vocab
+def document_vocabulary(text: str) -> frozenset[str]:
+    """Stemmed content terms of a document's text (callers keep it with the document:
+    ParsedDoc.derived)."""
+    return frozenset(content_terms(text))
 
 
 def is_negated(text: str) -> bool:
@@ -152,7 +124,7 @@ def judge_requirement(question: str, quote: str, *, context: str | None = None,
     relevance = cov if cos is None else max(cov, (cos - 0.2) / 0.6)
     relevance = min(1.0, max(0.0, relevance))
     cos_txt = "" if cos is None else f", cosine {cos:.2f}"
-    absent = [t for t in miss if vocabulary is not None and t not in vocabulary]
+    absent = [t for t in miss if vocabulary is not None and stem(t) not in vocabulary]
     miss = [t for t in miss if t not in absent]
     terms_txt = (f"question terms found: {', '.join(hit) or 'none'}" + (f"; missing: {', '.join(miss)}" if miss else "")
                  + (f"; not used by the documents: {', '.join(absent)}" if absent else ""))

@@ -11,22 +11,17 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
+from workbench.text import content_terms, norm, stem
+from workbench.text.bm25 import bm25_term
+
 _TOKEN = re.compile(r"[a-z0-9]+")
 
-# Function words: they carry no topic. Negations, modals and quantifiers are kept apart below.
-STOP = frozenset(re.findall(r"\S+", """a an the and or of to in on at by for from with into as is are was were be been
-being it its this that these those such which who whom whose what when where how than then there here so
-do does did has have had having i we you he she they them their our your his her us me my
-upon per via also other another each either both same shall will would should may might must can could
-not no nor never none any all some only"""))
 
 NEGATION = re.compile(r"\b(not|no|never|neither|nor|none|cannot|without|nothing|n't)\b|n't\b", re.I)
 PERMIT = re.compile(r"\b(may|can|is permitted to|are permitted to|is entitled to|are entitled to|"
@@ -43,12 +38,6 @@ EXCEPTION = re.compile(r"\b(except|unless|provided that|other than|save (as|that
 ONLY_WORDS = frozenset(["only", "solely", "exclusively"])
 
 
-def embed_form(text: str) -> str:
-    """The form of a text to embed: NFKC (MiniLM's vocabulary has no 'ﬁ'/'ﬀ' ligatures, which
-    PDFs are full of), one space between words."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
-
-
 def looks_like_heading(text: str) -> bool:
     """Too short to state anything, or set in capitals: a title, not a statement."""
     words = text.split()
@@ -56,23 +45,9 @@ def looks_like_heading(text: str) -> bool:
     return len(words) < 6 or (len(letters) >= 4 and sum(ch.isupper() for ch in letters) / len(letters) > 0.7)
 
 
-def norm(text: str) -> str:
-    """NFKC (ligatures, full-width forms) and casefold, one space between words."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-@lru_cache(maxsize=65536)
-def _stem(w: str) -> str:
-    for suf in ("ational", "ations", "ation", "ments", "ment", "ings", "ing", "ities", "ity", "ies", "ied",
-                "ures", "ure", "ers", "er", "ed", "es", "s", "e", "al", "ly"):
-        if len(w) - len(suf) >= 4 and w.endswith(suf):
-            return w[: -len(suf)]
-    return w
-
-
 def terms(text: str) -> list[str]:
-    """Stemmed content words of a text (stop words, negations and modals removed)."""
-    return [_stem(w) for w in _TOKEN.findall(norm(text)) if w not in STOP and len(w) > 1]
+    """Stemmed content words of a text (function words, negations and modals removed)."""
+    return content_terms(text)
 
 
 def negated(text: str) -> bool:
@@ -86,7 +61,7 @@ _NEG_WORDS = frozenset(["not", "no", "never", "neither", "nor", "none", "cannot"
 def word_near(text: str, key_terms: set[str], words: frozenset[str], window: int = 8) -> bool:
     """Whether one of `words` occurs within `window` words of one of the key terms."""
     toks = _TOKEN.findall(norm(text))
-    at = [i for i, t in enumerate(toks) if _stem(t) in key_terms]
+    at = [i for i, t in enumerate(toks) if stem(t) in key_terms]
     return any(abs(i - j) <= window for j, t in enumerate(toks) if t in words for i in at)
 
 
@@ -95,7 +70,7 @@ def negation_near(text: str, key_terms: set[str], window: int = 6) -> float:
     negation: 'shall not copy', 'no copies'. 0 when no key term occurs."""
     toks = _TOKEN.findall(norm(text))
     flags = [any(toks[j] in _NEG_WORDS or toks[j].endswith("n't") for j in range(max(0, i - window), i))
-             for i, t in enumerate(toks) if _stem(t) in key_terms]
+             for i, t in enumerate(toks) if stem(t) in key_terms]
     return sum(flags) / len(flags) if flags else 0.0
 
 
@@ -119,14 +94,13 @@ class DocStats:
         return cls(n, df, max(1.0, total / n))
 
     def idf(self, term: str) -> float:
-        return math.log(1 + (self.n + 1) / (self.df.get(term, 0) + 0.5))
+        return math.log(1 + (self.n + 1) / (self.df.get(term, 0) + 0.5))  # never 0: weights coverage too
 
     def bm25(self, claim_terms: Sequence[str], span_text: str, k1: float = 1.2, b: float = 0.75) -> float:
         """Okapi BM25 of a span for the claim, with this document's statistics."""
         tf = Counter(terms(span_text))
         dl = sum(tf.values())
-        norm_ = k1 * (1 - b + b * dl / self.avg_len)
-        return sum(self.idf(t) * tf[t] * (k1 + 1) / (tf[t] + norm_) for t in set(claim_terms) if t in tf)
+        return sum(bm25_term(self.idf(t), tf[t], dl, self.avg_len, k1, b) for t in set(claim_terms) if t in tf)
 
 
 def coverage(claim_terms: Sequence[str], span_text: str, stats: DocStats) -> float:

@@ -7,13 +7,19 @@ The LLM proposes, the workbench checks:
 - verify runs the rules judge (`backends.judge`) as a hard gate after the LLM's verdict, so the
   LLM can only reject more, never verify what the rules reject;
 - compose drops cited IDs that are not verified evidence (and sentences left citing nothing);
-- support gates the LLM's sentence verdicts with `judge_sentence` the same way;
-- refine_claim_checks gives `workbench verify` an LLM second opinion that can only reject more.
+- support gates the LLM's sentence verdicts with `judge_sentence` the same way.
 
 Replies are JSON validated against pydantic models; a malformed reply (invalid JSON, wrong
 schema, empty, truncated) gets one retry, then the stage raises `BackendError(raw=...)`.
 HTTP retries (429 honouring Retry-After, 5xx, timeouts) are the client's own bounded,
-exponential back-off (`settings.llm_max_retries`); 401/403/404 fail at once with advice."""
+exponential back-off (`settings.llm_max_retries`); 401/403/404 fail at once with advice.
+Every call, retries included, has ONE overall deadline (`settings.llm_timeout`).
+
+Structured output is negotiated per endpoint (base URL + model), strongest form first, since
+each server spells "constrain the reply to this JSON schema" its own way (FORMS below); a
+server's refusal is recognised by what its error body says about the parameter, whatever the
+status code (llama-cpp-python answers 500). Replies are validated with pydantic whatever the
+form; the form used is in the audit trail (usage[stage].structured_output)."""
 
 from __future__ import annotations
 
@@ -26,21 +32,26 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, get_args
 
+import httpx
 import openai
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from workbench.backends import prompts
-from workbench.backends.base import Candidate, Chunk, Draft, ExtractContext, StageUsage
+from workbench.backends import judge, prompts
+from workbench.backends.base import ExtractContext
 from workbench.config import Settings
 from workbench.errors import BackendError, ConfigError
 from workbench.models import (
-    ClaimCheck,
+    Candidate,
+    Chunk,
+    Draft,
     Evidence,
     RejectionReason,
     RequirementReference,
     SentenceSupport,
+    StageUsage,
     Verification,
 )
+from workbench.text import ID_RE, split_sentences
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +59,29 @@ M = TypeVar("M", bound=BaseModel)
 
 PLACEHOLDER_KEY = "sk-local-no-key"  # local servers ignore the key but the client wants one
 REJECTION_REASONS: frozenset[str] = frozenset(get_args(RejectionReason))
-ID_RE = re.compile(r"REQ-[A-Za-z]+-?\d+")
 _GROUP_RE = re.compile(r"\[([^\[\]]*REQ-[^\[\]]*)\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]\u201d\u2019]*\s+(?=[A-Z0-9\"'(\[\u201c])")
 VERIFIER = "openai+rules"
+
+# --- structured output forms, strongest first ------------------------------------------------
+# (name, what a refusal names): a refusal is an HTTP error whose body mentions one of the words.
+FORMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("json_schema", ("response_format", "json_schema")),  # OpenAI, vLLM, llama-server, Ollama >= 0.5
+    ("json_object+schema", ("response_format", "json_object", "schema")),  # llama-cpp-python server
+    ("json_schema_field", ("json_schema", "grammar")),  # llama.cpp native server, top-level field
+    ("structured_outputs", ("structured_outputs", "structured output")),  # vLLM >= 0.10
+    ("guided_json", ("guided_json", "guided_decoding", "guided decoding")),  # older vLLM
+    ("format", ("format",)),  # Ollama's native `format` (a schema)
+    ("json_object", ("response_format", "json_object")),  # any JSON, shape checked by pydantic
+    ("prompt", ()),  # the schema in the prompt only; pydantic validation
+)
+FORM_NAMES = [f for f, _ in FORMS]
+# What each endpoint (base URL, model) accepted, shared by every backend in this process.
+_ENDPOINT_FORM: dict[tuple[str, str], int] = {}
+_ENDPOINT_CTX: dict[tuple[str, str], int | None] = {}
+_ENDPOINT_LOCK = threading.Lock()
+# Completion budget per stage (tokens): bounds how long a small model can ramble.
+MAX_TOKENS = {"extract": 1024, "verify": 256, "compose": 768, "support": 512, "claims": 256}
+CHARS_PER_TOKEN = 3.0  # conservative for English (real tokenizers give ~4)
 
 
 # --- what the model must reply (validated) ------------------------------------------------
@@ -105,6 +135,22 @@ class OpenAIDraft(Draft):
 
 
 # --- helpers -----------------------------------------------------------------------------
+def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The reply model's JSON schema without titles: shorter for a small model's context and
+    for the grammar a server compiles from it."""
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+    return strip(model.model_json_schema())
+
+
+def estimate_tokens(text: str) -> int:
+    return int(len(text) / CHARS_PER_TOKEN) + 1
+
+
 def strip_code_fence(text: str) -> str:
     """Local models often wrap JSON in ```json fences, think aloud first, or add a sentence around it."""
     t = re.sub(r"<think>.*?</think>", "", text, flags=re.S).strip()  # reasoning models' preamble
@@ -114,10 +160,6 @@ def strip_code_fence(text: str) -> str:
     if not t.startswith(("{", "[")) and "{" in t and "}" in t:
         return t[t.index("{"): t.rindex("}") + 1]
     return t
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
 
 
 def cited(text: str) -> list[str]:
@@ -188,18 +230,17 @@ class OpenAIBackend:
         )
         self._usage: dict[str, StageUsage] = {}
         self._lock = threading.Lock()
-        # Structured output: json_schema first; servers that refuse it fall back to
-        # json_object, then to plain prompting. The reply is validated either way.
-        self._format_mode = "json_schema"
-        # Some models (OpenAI's reasoning models) refuse a temperature: then it is left out.
+        self._endpoint = (self.base_url.rstrip("/"), self.model)
+        # Some models (OpenAI's reasoning models) refuse a temperature or max_tokens: then it is left out.
         self._send_temperature = True
+        self._send_max_tokens = True
 
     # --- Backend interface ----------------------------------------------------------------
     def extract(self, question: str | None, chunks: list[Chunk], context: ExtractContext | None = None) -> list[Candidate]:
         """Quotes the LLM proposes, as Candidates without offsets: the pipeline anchors them."""
         if not chunks:
             return []
-        schema = ExtractReply.model_json_schema()
+        schema = compact_schema(ExtractReply)
         reply = self._ask("extract", prompts.extract_messages(question, chunks, schema), ExtractReply,
                           self.settings.temperature_draft)
         by_id = {c.chunk_id: c for c in chunks}
@@ -230,7 +271,6 @@ class OpenAIBackend:
         reply is kept in usage()['verify'].raw_failures); if every call fails, the stage raises."""
         if not evidence:
             return []
-        judge = self._judge()
         workers = min(self.settings.llm_max_concurrency, len(evidence))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wb-verify") as pool:
             results = list(pool.map(lambda e: self._verify_one(question, e, judge, vocabulary), evidence))
@@ -245,7 +285,7 @@ class OpenAIBackend:
         valid = {e.requirement_id for e in verified}
         reqs = [{"requirement_id": e.requirement_id, "section_heading": e.section_heading,
                  "page": e.span.page if e.span else None, "exact_quote": e.exact_quote} for e in verified]
-        schema = ComposeReply.model_json_schema()
+        schema = compact_schema(ComposeReply)
         reply = self._ask("compose", prompts.compose_messages(question, reqs, feedback, schema), ComposeReply,
                           self.settings.temperature_draft)
         answer, removed_ids, removed_sentences = drop_invalid_citations(reply.final_answer, valid)
@@ -280,7 +320,6 @@ class OpenAIBackend:
         say so, judged against the quotes it cites that are in `evidence`."""
         if not sentences:
             return []
-        judge = self._judge()
         by_id = {e.requirement_id: e for e in evidence}
         cites = [[i for i in cited(s) if i in by_id] for s in sentences]
         to_ask = [{"index": i, "text": s, "cites": c} for i, (s, c) in enumerate(zip(sentences, cites, strict=True)) if c]
@@ -288,7 +327,7 @@ class OpenAIBackend:
         if to_ask:
             used = sorted({i for c in cites for i in c})
             ev = [{"requirement_id": i, "exact_quote": by_id[i].exact_quote} for i in used]
-            schema = SupportReply.model_json_schema()
+            schema = compact_schema(SupportReply)
             reply = self._ask("support", prompts.support_messages(to_ask, ev, schema), SupportReply,
                               self.settings.temperature_validate)
             verdicts = {v.index: v for v in reply.sentences}
@@ -322,7 +361,7 @@ class OpenAIBackend:
             return False, 0.0, "No evidence to support this claim."
         ev = [{"requirement_id": f"E{i + 1}", "exact_quote": t} for i, t in enumerate(evidence_texts)]
         sentence = [{"index": 0, "text": claim, "cites": [e["requirement_id"] for e in ev]}]
-        schema = SupportReply.model_json_schema()
+        schema = compact_schema(SupportReply)
         reply = self._ask("claims", prompts.support_messages(sentence, ev, schema), SupportReply,
                           self.settings.temperature_validate)
         v = next((x for x in reply.sentences if x.index in (0, 1)), None)
@@ -330,48 +369,18 @@ class OpenAIBackend:
             return False, 0.0, "LLM: no verdict for the claim."
         return v.supported, 1.0 if v.supported else 0.0, f"LLM: {v.reason or ('supported' if v.supported else 'unsupported')}"
 
-    def refine_claim_checks(self, checks: list[ClaimCheck]) -> list[ClaimCheck]:
-        """`workbench verify --backend openai`: ask the LLM about each rules-checked claim
-        against its evidence spans (concurrently, up to llm_max_concurrency). A claim stays
-        supported only if the LLM agrees; a failed call leaves the rules verdict and says so."""
-        def one(c: ClaimCheck) -> ClaimCheck:
-            if not c.supported:
-                return c  # the LLM can only reject more
-            try:
-                ok, _score, why = self.claim_support(c.claim, [e.text for e in c.evidence])
-            except BackendError as exc:
-                return c.model_copy(update={"reason": f"{c.reason} | LLM check failed, rules verdict kept: {exc}"})
-            if ok:
-                return c.model_copy(update={"reason": f"{c.reason} | {why}"})
-            return c.model_copy(update={"supported": False, "score": min(c.score, 0.5),
-                                        "reason": f"LLM overrode the rules' 'supported': {why} | rules: {c.reason}"})
-
-        if not checks:
-            return []
-        with ThreadPoolExecutor(max_workers=min(self.settings.llm_max_concurrency, len(checks)),
-                                thread_name_prefix="wb-claims") as pool:
-            return list(pool.map(one, checks))
-
     def usage(self) -> dict[str, StageUsage]:
         with self._lock:
             return {k: v.model_copy(deep=True) for k, v in self._usage.items()}
 
     # --- verify internals ---------------------------------------------------------------------
-    @staticmethod
-    def _judge():
-        try:
-            from workbench.backends import judge
-        except ImportError as exc:  # fail closed: nothing is verified without the rules gate
-            raise BackendError(f"The rules gate (workbench.backends.judge) is unavailable: {exc}") from exc
-        return judge
-
     def _verify_one(self, question: str, ev: Evidence, judge: Any, vocabulary: frozenset[str] | None = None
                     ) -> tuple[Verification, BackendError | None]:
         if ev.span is None:
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="quote_not_found",
                                 verification_rationale="The quote was not found verbatim in the document.",
                                 verifier=VERIFIER), None
-        schema = VerifyReply.model_json_schema()
+        schema = compact_schema(VerifyReply)
         msgs = prompts.verify_messages(question, ev.requirement_id, ev.exact_quote, ev.section_heading, schema)
         try:
             llm = self._ask("verify", msgs, VerifyReply, self.settings.temperature_validate, label=ev.requirement_id)
@@ -446,48 +455,120 @@ class OpenAIBackend:
             return "empty reply"
         return ""
 
-    def _response_format(self, model: type[BaseModel]) -> dict[str, Any] | None:
-        if self._format_mode == "json_schema":
-            return {"type": "json_schema",
-                    "json_schema": {"name": model.__name__, "schema": model.model_json_schema(), "strict": False}}
-        if self._format_mode == "json_object":
-            return {"type": "json_object"}
-        return None
+    # --- structured output negotiation ----------------------------------------------------------
+    @property
+    def structured_output(self) -> str:
+        """The structured-output form this endpoint is on now (see FORMS)."""
+        with _ENDPOINT_LOCK:
+            return FORM_NAMES[_ENDPOINT_FORM.get(self._endpoint, 0)]
+
+    @staticmethod
+    def _form_kwargs(form: str, model: type[BaseModel]) -> dict[str, Any]:
+        schema = compact_schema(model)
+        if form == "json_schema":
+            return {"response_format": {"type": "json_schema",
+                                        "json_schema": {"name": model.__name__, "schema": schema, "strict": False}}}
+        if form == "json_object+schema":
+            return {"response_format": {"type": "json_object", "schema": schema}}
+        if form == "json_schema_field":
+            return {"extra_body": {"json_schema": schema}}
+        if form == "structured_outputs":
+            return {"extra_body": {"structured_outputs": {"json": schema}}}
+        if form == "guided_json":
+            return {"extra_body": {"guided_json": schema}}
+        if form == "format":
+            return {"extra_body": {"format": schema}}
+        if form == "json_object":
+            return {"response_format": {"type": "json_object"}}
+        return {}
+
+    def _refused_form(self, index: int, exc: openai.APIStatusError) -> bool:
+        """Did the server refuse this structured-output form (rather than fail)? Judged by what
+        the error body names, since servers differ in status code: 400 (OpenAI, llama-server,
+        vLLM, Ollama), 422 (FastAPI validation), 500 (llama-cpp-python's validation errors)."""
+        if index >= len(FORMS) - 1 or exc.status_code in (401, 403, 404, 408, 429):
+            return False
+        text = f"{exc.message} {_body_text(exc)}".lower()
+        return any(word in text for word in FORMS[index][1])
+
+    def _next_form(self, index: int, stage: str) -> None:
+        with _ENDPOINT_LOCK:
+            if _ENDPOINT_FORM.get(self._endpoint, 0) == index:  # another thread may have moved on already
+                _ENDPOINT_FORM[self._endpoint] = index + 1
+        log.info("%s: %s refused structured output form %s; trying %s", stage, self.base_url,
+                 FORM_NAMES[index], FORM_NAMES[min(index + 1, len(FORMS) - 1)])
+
+    # --- one completion under one deadline -------------------------------------------------------
+    def _create(self, kwargs: dict[str, Any]) -> Any:
+        """chat.completions.create, retries included, under ONE overall deadline. httpx's timeouts
+        are per read, so a server trickling a byte every few seconds would hold the call for as long
+        as it likes: the call runs in a worker thread with its own HTTP client, which is closed
+        (ending the worker) when the deadline passes."""
+        budget = self.settings.llm_timeout
+        http = openai.DefaultHttpxClient(timeout=httpx.Timeout(budget, connect=min(budget, 10.0)))
+        client = self.client.with_options(http_client=http)
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["resp"] = client.chat.completions.create(**kwargs)
+            except BaseException as exc:  # noqa: BLE001 (handed to the caller's thread)
+                box["exc"] = exc
+
+        worker = threading.Thread(target=work, name="wb-llm-call", daemon=True)
+        worker.start()
+        worker.join(budget)
+        if worker.is_alive():
+            http.close()  # the worker's next read fails; nobody waits for it
+            raise _DeadlinePassed
+        http.close()
+        if "exc" in box:
+            raise box["exc"]
+        return box["resp"]
 
     def _complete(self, stage: str, messages: list[dict[str, str]], model: type[BaseModel],
                   temperature: float, label: str = "") -> tuple[str, str | None]:
         """One chat completion (the client retries 429/5xx/timeouts itself); errors → BackendError."""
         while True:
-            mode = self._format_mode
-            kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+            with _ENDPOINT_LOCK:
+                index = _ENDPOINT_FORM.get(self._endpoint, 0)
+            form = FORM_NAMES[index]
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages, **self._form_kwargs(form, model)}
             if self._send_temperature:
                 kwargs["temperature"] = temperature
-            rf = self._response_format(model)
-            if rf is not None:
-                kwargs["response_format"] = rf
+            if self._send_max_tokens:
+                kwargs["max_tokens"] = self._max_tokens(stage)
             t0 = time.perf_counter()
             try:
-                resp = self.client.chat.completions.create(**kwargs)
-            except openai.BadRequestError as exc:
-                self._account(stage, time.perf_counter() - t0)
-                if mode != "none" and _about_response_format(exc):
-                    with self._lock:
-                        if self._format_mode == mode:
-                            self._format_mode = "json_object" if mode == "json_schema" else "none"
-                    log.info("%s: server refused response_format=%s; falling back to %s", stage, mode, self._format_mode)
+                resp = self._create(kwargs)
+            except _DeadlinePassed:
+                self._account(stage, time.perf_counter() - t0, form=form)
+                raise self._http_error(stage, openai.APITimeoutError(request=httpx.Request("POST", self.base_url)),
+                                       label) from None
+            except openai.APIStatusError as exc:
+                self._account(stage, time.perf_counter() - t0, form=form)
+                if self._refused_form(index, exc):
+                    self._record_failure(stage, f"structured output form {form} refused (HTTP {exc.status_code})",
+                                         _body_text(exc))
+                    self._next_form(index, stage)
                     continue
-                if "temperature" in kwargs and "temperature" in f"{exc.message} {exc.body}".lower():
+                said = f"{exc.message} {_body_text(exc)}".lower()
+                if isinstance(exc, openai.BadRequestError) and "temperature" in kwargs and "temperature" in said:
                     self._send_temperature = False
                     log.info("%s: model refused the temperature; using its default", stage)
                     continue
+                if isinstance(exc, openai.BadRequestError) and "max_tokens" in kwargs and "max_tokens" in said:
+                    self._send_max_tokens = False
+                    log.info("%s: model refused max_tokens; using its default", stage)
+                    continue
                 raise self._http_error(stage, exc, label) from exc
             except openai.APIError as exc:
-                self._account(stage, time.perf_counter() - t0)
+                self._account(stage, time.perf_counter() - t0, form=form)
                 raise self._http_error(stage, exc, label) from exc
             u = resp.usage
             self._account(stage, time.perf_counter() - t0,
                           u.prompt_tokens if u and u.prompt_tokens else 0,
-                          u.completion_tokens if u and u.completion_tokens else 0)
+                          u.completion_tokens if u and u.completion_tokens else 0, form=form)
             if not resp.choices:
                 return "", None
             choice = resp.choices[0]
@@ -495,6 +576,69 @@ class OpenAIBackend:
             if not choice.message.content and refusal:
                 return f"[refusal] {refusal}", "refusal"
             return choice.message.content or "", choice.finish_reason
+
+    def _max_tokens(self, stage: str) -> int:
+        """The stage's completion budget, at most a quarter of the model's context."""
+        want = MAX_TOKENS.get(stage, 512)
+        ctx = self.context_tokens()
+        return max(64, min(want, ctx // 4)) if ctx else want
+
+    # --- the model's context ------------------------------------------------------------------
+    def context_tokens(self) -> int:
+        """The model's context window: as the server reports it (vLLM's max_model_len in
+        /v1/models, llama.cpp's n_ctx in /props or /v1/models meta), else settings.llm_context_tokens.
+        Asked once per endpoint per process; the probe is short and failures are quiet."""
+        with _ENDPOINT_LOCK:
+            if self._endpoint in _ENDPOINT_CTX:
+                return _ENDPOINT_CTX[self._endpoint] or self.settings.llm_context_tokens
+        found = self._probe_context()
+        with _ENDPOINT_LOCK:
+            _ENDPOINT_CTX[self._endpoint] = found
+        if found:
+            log.info("%s: the server reports a context of %d tokens", self.base_url, found)
+        return found or self.settings.llm_context_tokens
+
+    def _probe_context(self) -> int | None:
+        if self.base_url.startswith("https://api.openai.com"):
+            return None  # documented per model; the setting covers it
+        headers = {"Authorization": f"Bearer {self.settings.openai_api_key or PLACEHOLDER_KEY}"}
+        base = self.base_url.rstrip("/")
+        root = base[:-3] if base.endswith("/v1") else base
+        try:
+            with httpx.Client(timeout=min(5.0, self.settings.llm_timeout), headers=headers) as http:
+                r = http.get(f"{base}/models")
+                models = r.json().get("data") if r.status_code == 200 else None
+                if isinstance(models, list):
+                    mine = [m for m in models if isinstance(m, dict) and (m.get("id") == self.model or len(models) == 1)]
+                    n = next((n for n in map(_ctx_from, mine) if n), None)
+                    if n:
+                        return n
+                r = http.get(f"{root}/props")
+                if r.status_code == 200:
+                    props = r.json()
+                    return _ctx_from(props.get("default_generation_settings") or {}) or _ctx_from(props)
+        except (httpx.HTTPError, ValueError, TypeError, AttributeError, KeyError) as exc:
+            log.debug("context probe of %s failed: %s", self.base_url, exc)
+        return None
+
+    def extract_batches(self, question: str | None, chunks: list[Chunk]) -> list[list[Chunk]]:
+        """Chunks grouped so that each extract call fits the model's context with room for its
+        reply; the pipeline calls extract once per group and reports progress between them."""
+        ctx = self.context_tokens()
+        overhead = estimate_tokens("".join(m["content"] for m in prompts.extract_messages(
+            question, [], compact_schema(ExtractReply))))
+        room = max(256, ctx - self._max_tokens("extract") - overhead - 64)
+        batches: list[list[Chunk]] = []
+        used = 0
+        for c in chunks:
+            need = estimate_tokens(c.text) + estimate_tokens(c.chunk_id + (c.section_heading or "")) + 24
+            if batches and used + need <= room:
+                batches[-1].append(c)
+                used += need
+            else:
+                batches.append([c])
+                used = need
+        return batches
 
     def _http_error(self, stage: str, exc: openai.APIError, label: str = "") -> BackendError:
         where = f"{self.base_url} (model {self.model})"
@@ -528,10 +672,12 @@ class OpenAIBackend:
         return BackendError(full, raw=raw)
 
     # --- usage -------------------------------------------------------------------------------
-    def _account(self, stage: str, latency: float, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+    def _account(self, stage: str, latency: float, prompt_tokens: int = 0, completion_tokens: int = 0,
+                 form: str = "") -> None:
         with self._lock:
             u = self._usage.setdefault(stage, StageUsage())
             u.calls += 1
+            u.structured_output = form or u.structured_output
             u.latency_s = round(u.latency_s + latency, 4)
             u.prompt_tokens += prompt_tokens
             u.completion_tokens += completion_tokens
@@ -542,9 +688,25 @@ class OpenAIBackend:
             u.raw_failures.append(f"{problem} | raw: {(raw or '')[:2000]}")
 
 
-def _about_response_format(exc: openai.BadRequestError) -> bool:
-    text = f"{exc.message} {getattr(exc, 'body', '')}".lower()
-    return any(k in text for k in ("response_format", "json_schema", "json_object", "structured output"))
+class _DeadlinePassed(Exception):
+    """A call ran past settings.llm_timeout, its one overall deadline."""
+
+
+def _body_text(exc: openai.APIStatusError) -> str:
+    try:
+        return exc.response.text
+    except Exception:  # noqa: BLE001 (a streamed or closed body)
+        return str(getattr(exc, "body", "") or "")
+
+
+def _ctx_from(d: dict[str, Any]) -> int | None:
+    """A context size from a server's model/props record (vLLM, llama.cpp, LM Studio spellings)."""
+    meta = d.get("meta") if isinstance(d.get("meta"), dict) else {}
+    for v in (d.get("max_model_len"), d.get("n_ctx"), meta.get("n_ctx"), d.get("context_length"),
+              d.get("max_context_length"), meta.get("n_ctx_train")):
+        if isinstance(v, int) and v > 0:
+            return v
+    return None
 
 
 def _short(exc: Exception) -> str:

@@ -1,5 +1,7 @@
-"""The embedded, offline backend: requirement extraction by rule (seed 000), verification and
-sentence support by workbench.backends.judge, composition from verified quotes only.
+"""The embedded, offline backend on the shared judgment engine (workbench.backends.engine):
+evidence is whole units ranked by learned relevance (an inventory without a question still
+extracts requirements by rule, seed 000), verification and sentence support by the engine's
+scores and gates, composition from verified quotes only.
 
 Extract returns exact offsets into the document text, so every quote is the document's own
 text; compose writes each statement from its quote and cites it inline, so nothing in the
@@ -7,16 +9,34 @@ answer goes beyond the verified evidence."""
 
 from __future__ import annotations
 
-import importlib
 import re
 import time
 from typing import get_args
 
-from workbench.backends.base import Candidate, Chunk, Draft, ExtractContext, StageUsage
+from workbench.backends import engine
+from workbench.backends.base import ExtractContext
 from workbench.config import Settings
-from workbench.errors import BackendError
-from workbench.models import Confidence, Evidence, RejectionReason, RequirementReference, SentenceSupport, Verification
-from workbench.pipeline.text import ID_RE, cited_ids, speculative_terms, split_sentences, strip_citations
+from workbench.models import (
+    Candidate,
+    Chunk,
+    Confidence,
+    Draft,
+    Evidence,
+    RejectionReason,
+    RequirementReference,
+    SentenceSupport,
+    StageUsage,
+    Verification,
+)
+from workbench.text import (
+    ID_RE,
+    cited_ids,
+    clause_bounds,
+    content_terms,
+    speculative_terms,
+    split_sentences,
+    strip_citations,
+)
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -63,27 +83,12 @@ _AFTER_BARE_IMPERATIVE = _wordset("""
 the a an all each every any no only that this these those your their its not both either appropriate
 """)
 _LEADING_ID = re.compile(r"^\s*(?:(?:\(?[0-9]+(?:\.[0-9]+)*[.)]?|\(?[a-zA-Z]\)|\(?[ivxlc]{1,5}\)|[a-z]\.|[•▪◦+\-–*])\s+)*")
-_CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+")
 _TRAIL = re.compile(r"(?:[\s,;:(\u2014\u2013-]+|\s+(?:and/or|and|or))+$")
-_STOP = _wordset("""
-a an the and or of to in on for by with at from as is are be been being was were do does did what which
-who whom whose when where why how must shall should may might can could will would that this these those
-it its their there any all each every about into under over than then not no organization organizations
-""")
 
 
 def _terms(text: str) -> set[str]:
-    """Content words, crudely stemmed, for overlap scoring."""
-    out = set()
-    for w in re.findall(r"[a-z0-9]+", text.lower()):
-        if w in _STOP or len(w) < 3:
-            continue
-        for suf in ("ing", "ed", "es", "s"):
-            if w.endswith(suf) and len(w) - len(suf) >= 4:
-                w = w[: -len(suf)]
-                break
-        out.add(w)
-    return out
+    """Content words, stemmed, for overlap scoring."""
+    return set(content_terms(text))
 
 
 def _imperative_at(text: str) -> int | None:
@@ -162,7 +167,7 @@ def excerpt(text: str, trigger: int, question_terms: set[str], min_words: int, m
         if n >= min_words or (n >= 4 and text[s0:e0].rstrip().endswith((".", ";"))):
             return s0, e0
         return None
-    bounds = sorted({s0, e0, *(m.end() for m in _CLAUSE_END.finditer(text, s0, e0))})
+    bounds = sorted({s0, e0, *clause_bounds(text, s0, e0)})
     best: tuple[tuple, tuple[int, int]] | None = None
     for i in range(len(bounds) - 1):
         if bounds[i] > trigger:
@@ -225,15 +230,20 @@ def extract_from_text(text: str, offset: int, question: str | None, min_words: i
 _NEGATIVE = re.compile(r"\b(?:must\s+not|shall\s+not|may\s+not|prohibit\w*|forbidden|not\s+permitted|"
                        r"(?:is|are)\s+not\s+required|never|no\s+\w+\s+(?:shall|may|must))\b", re.IGNORECASE)
 MAX_STATEMENTS = 8
+ANSWER_MARGIN = 0.25  # compose from quotes within this relevance of the best one
 
 
 _FOOTNOTE_TAIL = re.compile(r"(?<=[.)])\d{1,3}(?:\s+\d{1,3})*$")  # "platforms.23", "accounts.24 25"
+
+
+_LETTER_ENUM = re.compile(r"^\(?(?:[a-z]|[ivx]{1,4})[.)]\s+(?=\S)")
 
 
 def statement(quote: str) -> str:
     """A quote as an answer sentence body: whitespace collapsed, closing punctuation dropped."""
     s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(quote.split()))
     s = _FOOTNOTE_TAIL.sub("", s).rstrip(" .;:,")
+    s = _LETTER_ENUM.sub("", s, count=1) or s  # "d. Neither party …" reads as "Neither party …"
     return s[:1].upper() + s[1:] if s[:1].islower() else s
 
 
@@ -303,13 +313,6 @@ _REASONS = set(get_args(RejectionReason))
 _FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
 
 
-def _judge():
-    try:
-        return importlib.import_module("workbench.backends.judge")
-    except ImportError as exc:  # the verifier module is missing from this install
-        raise BackendError(f"The rules verifier is not available ({exc}); reinstall the workbench.") from exc
-
-
 class RulesBackend:
     """Offline backend; no network, no model downloads."""
 
@@ -318,6 +321,8 @@ class RulesBackend:
     def __init__(self, settings: Settings):
         self.settings = settings
         self._usage: dict[str, StageUsage] = {}
+        self._trimmed: dict[tuple[str, int, int], int] = {}  # span -> words of its whole sentence
+        self._relevance: dict[str, float] = {}  # evidence ID -> relevance at its last verification
 
     def _count(self, stage: str, t0: float) -> None:
         u = self._usage.setdefault(stage, StageUsage())
@@ -325,15 +330,44 @@ class RulesBackend:
         u.latency_s = round(u.latency_s + time.perf_counter() - t0, 4)
 
     def extract(self, question: str | None, chunks: list[Chunk], context: ExtractContext) -> list[Candidate]:
-        """Requirement quotes at exact offsets, from the sentences of each chunk. Nothing from
-        chunks without requirements. question=None inventories every requirement."""
+        """Quotes at exact offsets. With a question: the whole units (sentences, list items,
+        clauses) of the retrieved chunks and of the segment search, ranked by the learned
+        relevance to the question, best first (engine.units_for, shared with claim checking).
+        question=None inventories every requirement sentence by rule (seed 000)."""
         t0 = time.perf_counter()
         lo, hi = self.settings.quote_min_words, self.settings.quote_max_words
+        out: list[Candidate] = []
+        if question is None:
+            out = self._inventory(chunks, context, lo, hi)
+            self._count("extract", t0)
+            return out
+        ranges: dict[str, list[tuple[int, int]]] = {}
+        for ch in chunks:
+            ranges.setdefault(ch.document_id, []).append((ch.start, ch.end))
+        units = engine.units_for(question, context, ranges, min_words=lo, max_words=hi)
+        rel = engine.SCORES("relevance", question, [u.text for u in units])
+        order = sorted(range(len(units)), key=lambda i: (-rel[i], units[i].document_id, units[i].start))
+        for i in order[:engine.MAX_PROPOSED]:
+            if rel[i] < engine.EXTRACT_FLOOR:
+                break
+            u = units[i]
+            ch = next((c for c in chunks if c.document_id == u.document_id and c.start <= u.start < c.end), None)
+            conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= engine.RELEVANT else "low"
+            if u.trimmed:
+                self._trimmed[(u.document_id, u.start, u.end)] = u.whole_words
+            out.append(Candidate(exact_quote=u.text, chunk_id=ch.chunk_id if ch else f"{u.document_id[:8]}-s{u.start}",
+                                 document_id=u.document_id,
+                                 section_heading=context.heading_at(u.document_id, u.start) or (ch.section_heading if ch else None),
+                                 extraction_confidence=conf, start=u.start, end=u.end))
+        self._count("extract", t0)
+        return out
+
+    def _inventory(self, chunks: list[Chunk], context: ExtractContext, lo: int, hi: int) -> list[Candidate]:
         out: list[Candidate] = []
         seen: set[tuple[str, int, int]] = set()
         for ch in chunks:
             for s, _e, text in context.sentences(ch.document_id, ch.start, ch.end):
-                for qs, qe, conf in extract_from_text(text, s, question, lo, hi):
+                for qs, qe, conf in extract_from_text(text, s, None, lo, hi):
                     key = (ch.document_id, qs, qe)
                     if key in seen:
                         continue
@@ -341,25 +375,27 @@ class RulesBackend:
                     out.append(Candidate(exact_quote=text[qs - s:qe - s], chunk_id=ch.chunk_id, document_id=ch.document_id,
                                          section_heading=context.heading_at(ch.document_id, qs) or ch.section_heading,
                                          extraction_confidence=conf, start=qs, end=qe))
-        self._count("extract", t0)
         return out
 
     def verify(self, question: str, evidence: list[Evidence], vocabulary: frozenset[str] | None = None
                ) -> list[Verification]:
-        """Seed 000's three criteria, decided by judge.judge_requirement."""
-        judge = _judge()
+        """Seed 000's three criteria (engine.judge_quote): learned relevance to the question,
+        then the hard gates (hedging, a quote cut mid-sentence, a reference outside the quote).
+        `vocabulary` is not needed: relevance is learned, not counted in shared words."""
         t0 = time.perf_counter()
+        if len(self._relevance) > 50_000 or len(self._trimmed) > 50_000:  # bounded: one backend serves many runs
+            self._relevance.clear()
+            self._trimmed.clear()
+        rel = engine.SCORES("relevance", question, [e.exact_quote for e in evidence])
         out = []
-        for e in evidence:
-            r = judge.judge_requirement(question, e.exact_quote, vocabulary=vocabulary)
-            verified = bool(r.verified)
-            reason = getattr(r, "rejection_reason", None)
-            if not verified and reason not in _REASONS:
-                reason = "does_not_address_question"
-            out.append(Verification(requirement_id=e.requirement_id, verified=verified,
-                                    rejection_reason=None if verified else reason,
-                                    verification_rationale=getattr(r, "verification_rationale", "") or "",
-                                    score=float(min(1.0, max(0.0, getattr(r, "score", 0.0)))), verifier="rules"))
+        for e, r in zip(evidence, rel, strict=True):
+            whole = self._trimmed.get((e.document_id, e.span.start, e.span.end), 0) if e.span else 0
+            v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole)
+            self._relevance[e.requirement_id] = float(r)
+            reason = v.reason if v.reason in _REASONS else (None if v.verified else "does_not_address_question")
+            out.append(Verification(requirement_id=e.requirement_id, verified=v.verified, rejection_reason=reason,
+                                    verification_rationale=v.rationale, score=float(min(1.0, max(0.0, v.score))),
+                                    verifier="rules"))
         self._count("verify", t0)
         return out
 
@@ -372,6 +408,10 @@ class RulesBackend:
             m = _FEEDBACK_IDS.match(line)
             if m:
                 exclude.update(ID_RE.findall(m.group(1)))
+        scores = [self._relevance[e.requirement_id] for e in verified if e.requirement_id in self._relevance]
+        if scores:  # answer with the evidence that answers best; the weaker stays listed as unused
+            floor = max(scores) - ANSWER_MARGIN
+            exclude |= {e.requirement_id for e in verified if self._relevance.get(e.requirement_id, 1.0) < floor}
         draft = compose_from_quotes(verified, exclude)
         if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
             draft = compose_from_quotes(verified)
@@ -380,7 +420,6 @@ class RulesBackend:
 
     def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
         """Seed 004's validate step: each sentence against the evidence it cites."""
-        judge = _judge()
         t0 = time.perf_counter()
         by_id = {e.requirement_id: e for e in evidence}
         out = []
@@ -390,10 +429,14 @@ class RulesBackend:
             if not texts:
                 out.append(SentenceSupport(text=s, citations=ids, supported=False, reason="cites no verified evidence"))
                 continue
-            ok, score, reason = judge.judge_sentence(strip_citations(s), texts)
+            ok, score, reason = engine.sentence_support(strip_citations(s), texts)
             out.append(SentenceSupport(text=s, citations=ids, supported=bool(ok), reason=reason or f"score {score:.2f}"))
         self._count("quality_review", t0)
         return out
+
+    def claim_support(self, claim: str, evidence_texts: list[str]) -> tuple[bool, float, str]:
+        """The engine's support verdict on one claim against the given spans (as `verify` judges)."""
+        return engine.sentence_support(claim, evidence_texts)
 
     def usage(self) -> dict[str, StageUsage]:
         return dict(self._usage)

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from workbench.models import Answer, Document, EvidenceStatus, ReviewEvent, Run, utcnow
+from workbench.models import Answer, AnswerRevision, Document, EvidenceStatus, ReviewEvent, Run, utcnow
 
 
 class GateDecision(BaseModel):
@@ -41,7 +41,8 @@ class RunBundle(BaseModel):
     run: Run
     statuses: list[EvidenceStatus] = Field(default_factory=list)
     history: list[ReviewEvent] = Field(default_factory=list)
-    answer: Answer | None = None  # the answer recomputed with human labels; None: run.answer
+    answer: Answer | None = None  # the answer recomposed from final statuses; None: run.answer
+    revisions: list[AnswerRevision] = Field(default_factory=list)  # how review changed the answer
 
     @property
     def effective_answer(self) -> Answer:

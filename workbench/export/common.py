@@ -23,6 +23,7 @@ def evidence_row(rb: RunBundle, st: EvidenceStatus, bundle: ExportBundle) -> dic
         "source_type": ev.source_type,
         "section_heading": ev.section_heading or "",
         "page": sp.page if sp else None,
+        "page_label": (sp.page_label or "") if sp else "",
         "pages": " ".join(str(p) for p in sp.pages) if sp else "",
         "quote": ev.exact_quote,
         "start": sp.start if sp else None,
@@ -37,6 +38,7 @@ def evidence_row(rb: RunBundle, st: EvidenceStatus, bundle: ExportBundle) -> dic
         "note": st.note or "",
         "reviewed_at": st.reviewed_at.isoformat() if st.reviewed_at else "",
         "final_status": st.final_status,
+        "human_added": st.human_added,  # a reviewer added it: a positive the pipeline missed
     }
 
 

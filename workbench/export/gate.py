@@ -12,16 +12,14 @@ show every item's verdict next to it and the relabel set exists precisely for ba
 
 from __future__ import annotations
 
-import re
 from getpass import getuser
 
 from workbench.errors import ExportBlockedError
 from workbench.export.bundle import ExportBundle, ForcedExport, GateDecision, RunBundle
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE, SentenceSupport
+from workbench.text import ID_RE, split_sentences
 
 GATED_FORMATS = frozenset({"json", "md", "html"})
-_ID = re.compile(r"REQ-[A-Z]+\d+")
-_SENTENCE = re.compile(r"(?<=[.!?\]])\s+(?=[A-Z\"“(])")
 
 
 def answer_sentences(rb: RunBundle) -> list[SentenceSupport]:
@@ -29,8 +27,8 @@ def answer_sentences(rb: RunBundle) -> list[SentenceSupport]:
     ans = rb.effective_answer
     if ans.sentences:
         return ans.sentences
-    parts = [p.strip() for p in _SENTENCE.split(ans.final_answer or "") if p.strip()]
-    return [SentenceSupport(text=p, citations=_ID.findall(p), supported=bool(_ID.search(p))) for p in parts]
+    parts = split_sentences(ans.final_answer or "")
+    return [SentenceSupport(text=p, citations=ID_RE.findall(p), supported=bool(ID_RE.search(p))) for p in parts]
 
 
 def _short(text: str, n: int = 80) -> str:
@@ -101,8 +99,8 @@ def apply_gate(bundle: ExportBundle, fmt: str, *, min_coverage: float, min_suppo
     """Record the gate's decisions in the bundle; raise ExportBlockedError when an answer format
     is blocked and not forced. Forcing needs a non-empty reason; it is recorded with who/when."""
     if force and not (reason or "").strip():
-        raise ExportBlockedError("--force needs --reason TEXT: say why this export may skip the safety gate",
-                                 ["a forced export needs a reason"])
+        raise ExportBlockedError("a forced export needs a reason: say why it may skip the safety gate",
+                                 ["a forced export needs a reason"], needs_reason=True)
     decisions = [evaluate(rb, min_coverage, min_support) for rb in bundle.runs]
     bundle.gate = decisions
     blocked = [d for d in decisions if not d.passed]
@@ -111,11 +109,7 @@ def apply_gate(bundle: ExportBundle, fmt: str, *, min_coverage: float, min_suppo
     if not force:
         reasons = [f"{d.run_id}: {r}" if len(decisions) > 1 else r for d in blocked for r in d.needs_human_check]
         shown = "; ".join(reasons[:6]) + (f"; and {len(reasons) - 6} more" if len(reasons) > 6 else "")
-        raise ExportBlockedError(
-            f"export blocked by the safety gate: {shown}. Review the evidence, "
-            "or export anyway with --force --reason TEXT (the reason is recorded in the export)",
-            reasons,
-        )
+        raise ExportBlockedError(f"export blocked by the safety gate: {shown}", reasons)
     bundle.forced = ForcedExport(reason=reason.strip(), by=by or _whoami(), overridden=blocked)
     return bundle
 

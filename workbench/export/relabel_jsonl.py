@@ -26,6 +26,7 @@ def _evidence_lines(rb: RunBundle) -> list[dict[str, Any]]:
             "evidence": sp.text if sp else ev.exact_quote,
             "document_id": ev.document_id,
             "page": sp.page if sp else None,
+            "page_label": sp.page_label if sp else None,
             "start": sp.start if sp else None,
             "end": sp.end if sp else None,
             "verifier_label": st.verifier_verdict,
@@ -38,6 +39,7 @@ def _evidence_lines(rb: RunBundle) -> list[dict[str, Any]]:
             "verifier_score": v.score if v else None,
             "rejection_reason": v.rejection_reason if v else None,
             "text_sha256": sp.text_sha256 if sp else None,
+            "human_added": st.human_added,  # a positive the pipeline missed (verifier_label unsupported)
         })
     return lines
 
@@ -65,6 +67,7 @@ def _sentence_lines(rb: RunBundle) -> list[dict[str, Any]]:
             "evidence": " ".join((c.evidence.span.text if c.evidence.span else c.evidence.exact_quote) for c in cited),
             "document_id": cited[0].evidence.document_id if cited else None,
             "page": first.page if first else None,
+            "page_label": first.page_label if first else None,
             "start": first.start if first else None,
             "end": first.end if first else None,
             "verifier_label": e.verifier_verdict or ("supported" if sent.supported else "unsupported"),

@@ -30,18 +30,22 @@ def pages_ref(st: EvidenceStatus) -> str:
     if sp is None:
         return "not located in the PDF"
     pages = sp.pages or [sp.page]
-    return f"p. {pages[0]}" if len(pages) == 1 else f"pp. {pages[0]}–{pages[-1]}"
+    if len(pages) == 1:
+        return sp.cite  # "p. 28 (PDF p. 40)": the printed number an auditor checks, and where it is in the file
+    if sp.page_label and sp.page_label != str(sp.page):
+        return f"p. {sp.page_label} f. (PDF pp. {pages[0]}–{pages[-1]})"
+    return f"pp. {pages[0]}–{pages[-1]}"
 
 
 def verdict_text(st: EvidenceStatus) -> str:
     v = st.verification
-    reason = f", {v.rejection_reason}" if v and v.rejection_reason else ""
+    reason = f", {_md_value(v.rejection_reason)}" if v and v.rejection_reason else ""
     out = f"**{st.final_status}** (verifier: {st.verifier_verdict}{reason}"
     if st.human_label:
-        out += f"; human: {st.human_label}" + (f" by {st.reviewer}" if st.reviewer else "")
+        out += f"; human: {st.human_label}" + (f" by {_md_value(st.reviewer)}" if st.reviewer else "")
     out += ")"
     if st.note:
-        out += f" — note: {st.note}"
+        out += f" — note: {_md_value(st.note)}"
     return out
 
 
@@ -126,7 +130,14 @@ def _bib_entries(bundle: ExportBundle) -> list[tuple[str, str, list[str]]]:
 
 
 def _md_escape(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
+    """Backslash-escape what starts Markdown, HTML, entities, strikethrough or math in a line."""
+    return re.sub(r"([\\`*_\[\]<>#|!&~$])", r"\\\1", text)
+
+
+def _md_value(text: str | None) -> str:
+    """A value that is not the workbench's own (a reviewer, a note, a model's words) on one line:
+    escaped, and its line breaks cannot open a heading, a list or an HTML block."""
+    return _md_escape(" ".join((text or "").split()))
 
 
 def to_markdown(bundle: ExportBundle) -> bytes:
@@ -134,15 +145,15 @@ def to_markdown(bundle: ExportBundle) -> bytes:
     titles = {d: t for d, t, _ in _bib_entries(bundle)}
     lines = ["# Evidence Workbench report", "", f"Generated {bundle.generated_at.isoformat()} by {bundle.generator}.", ""]
     if bundle.forced:
-        lines += [f"> **Forced export** by {bundle.forced.by} at {bundle.forced.at.isoformat()}: "
-                  f"{_md_escape(bundle.forced.reason)}. The safety gate blocked this answer; "
+        lines += [f"> **Forced export** by {_md_value(bundle.forced.by)} at {bundle.forced.at.isoformat()}: "
+                  f"{_md_value(bundle.forced.reason)}. The safety gate blocked this answer; "
                   "read the reasons below before relying on it.", ""]
     for rb in bundle.runs:
         ans = rb.effective_answer
-        lines += [f"## {_md_escape(rb.run.question)}", "", f"Run `{rb.run.run_id}`.", ""]
+        lines += [f"## {_md_value(rb.run.question)}", "", f"Run `{rb.run.run_id}`.", ""]
         if ans.result == NO_AUTHORITATIVE_EVIDENCE:
-            lines += [f"**{NO_AUTHORITATIVE_EVIDENCE}**: {_md_escape(ans.message or 'No authoritative evidence found.')}", ""]
-            lines += [f"- Missing evidence: {_md_escape(m)}" for m in ans.missing_evidence] + [""]
+            lines += [f"**{NO_AUTHORITATIVE_EVIDENCE}**: {_md_value(ans.message or 'No authoritative evidence found.')}", ""]
+            lines += [f"- Missing evidence: {_md_value(m)}" for m in ans.missing_evidence] + [""]
         else:
             body = _numbered_answer(rb, ctx, lambda n, rid: f"[{n}](#ev-{n})", _md_escape)
             lines += [body, ""]
@@ -151,22 +162,22 @@ def to_markdown(bundle: ExportBundle) -> bytes:
                       f"({sup:.0%} of sentences supported).", ""]
         gate = _gate_lines(rb, bundle)
         if gate:
-            lines += [f"- {_md_escape(g)}" for g in gate] + [""]
+            lines += [f"- {_md_value(g)}" for g in gate] + [""]
         if rb.statuses:
             lines += ["### Evidence", ""]
             for n, st in _numbered(rb, ctx):
                 quote = st.evidence.span.text if st.evidence.span else st.evidence.exact_quote
                 lines += [f'<a id="ev-{n}"></a>**[{n}]** `{st.evidence.requirement_id}` '
                           f"“{_md_escape(' '.join(quote.split()))}” — "
-                          f"*{_md_escape(titles.get(st.evidence.document_id, st.evidence.document_id[:12]))}*, "
+                          f"*{_md_value(titles.get(st.evidence.document_id, st.evidence.document_id[:12]))}*, "
                           f"{pages_ref(st)} — {verdict_text(st)}", ""]
         changes = _human_changes(rb)
         lines += ["### What a human changed", ""]
-        lines += [f"- {_md_escape(c)}" for c in changes] if changes else ["- Nothing: no review events."]
+        lines += [f"- {_md_value(c)}" for c in changes] if changes else ["- Nothing: no review events."]
         lines.append("")
     lines += ["## Bibliography", ""]
     for i, (_doc_id, title, details) in enumerate(_bib_entries(bundle), 1):
-        lines.append(f"{i}. *{_md_escape(title)}*. " + ". ".join(_md_escape(d) for d in details) + ".")
+        lines.append(f"{i}. *{_md_value(title)}*. " + ". ".join(_md_value(d) for d in details) + ".")
     return ("\n".join(lines).rstrip() + "\n").encode("utf-8")
 
 

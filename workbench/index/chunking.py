@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from workbench.backends.base import Chunk
+from workbench.models import Chunk
 
 _WORD = re.compile(r"\S+")
 

@@ -1,12 +1,11 @@
 """The llama-index side: offline setup and a BaseEmbedding adapter around our Embedder.
+llama-index's global Settings are never touched: the adapter is passed explicitly.
 
 Imported lazily (llama_index.core takes 2+ s to import): `workbench.index` itself stays fast."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
 import os
 from pathlib import Path
 
@@ -28,25 +27,6 @@ def ensure_offline_env() -> None:
     cache = bundled_tiktoken_cache()
     if cache is not None and cache.is_dir():
         os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
-
-
-_configured = False
-
-
-def configure():
-    """Offline llama-index: no LLM, our embedding model. Returns the adapter."""
-    global _configured
-    ensure_offline_env()
-    from llama_index.core import Settings
-
-    embed_model = minilm_embedding()
-    if not _configured:
-        # Setting llm=None prints "LLM is explicitly disabled" to stdout: keep CLI output clean.
-        with contextlib.redirect_stdout(io.StringIO()):
-            Settings.llm = None
-        Settings.embed_model = embed_model
-        _configured = True
-    return embed_model
 
 
 def minilm_embedding(embedder=None):

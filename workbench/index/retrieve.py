@@ -1,22 +1,27 @@
-"""Hybrid retrieval: MiniLM cosine (FAISS) and BM25, mixed by rank (weighted reciprocal rank
-fusion, the vector share = settings.vector_weight). On ContractNLI the two rarely agree on the
-top span and their rank mix beats either alone (notes/dependency-facts.md)."""
+"""Hybrid retrieval: MiniLM cosine and BM25, mixed by rank (weighted reciprocal rank fusion, the
+vector share = settings.vector_weight). On ContractNLI the two rarely agree on the top span and
+their rank mix beats either alone (notes/dependency-facts.md).
+
+A question's cosines come from the library index (llama-index vector store over FAISS, filtered
+to the question's documents); a claim's segment search stays within one document's own vectors."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
-from workbench.backends.base import Chunk
 from workbench.config import Settings, get_settings
 from workbench.index.embed import DIM, Embedder, get_embedder
 from workbench.index.store import CHUNK_BM25_B, IndexStore, Units
+from workbench.models import Chunk
 
 # Reciprocal-rank-fusion constant: 60 is the literature's default; 20 lets the top few ranks
 # weigh more and did slightly better on ContractNLI segment search (0.79 vs 0.78 recall@5).
 RRF_K = 20.0
+UNION_CACHE = 4  # BM25 tables over document sets kept per retriever (a whole library's is the big one)
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
@@ -34,10 +39,12 @@ def fuse(vector: np.ndarray, lexical: np.ndarray, vector_weight: float, k: float
     return fused + np.where(lexical > 0, lex, 0.0)
 
 
-def hybrid_scores(units: Units, query: str, qvec: np.ndarray, vector_weight: float) -> np.ndarray:
+def hybrid_scores(units: Units, query: str, qvec: np.ndarray, vector_weight: float, cos: np.ndarray | None = None) -> np.ndarray:
+    """Fused scores per unit; `cos` when the cosines were computed elsewhere (the library index)."""
     if not units.texts:
         return np.zeros(0)
-    cos = units.vectors @ qvec
+    if cos is None:
+        cos = units.vectors @ qvec
     return fuse(cos, units.bm25.scores(query), vector_weight)
 
 
@@ -64,6 +71,7 @@ class Retriever:
         # search_segments returned, and those never need the model again.
         self._known: dict[str, np.ndarray] = {}
         self._known_units: set[int] = set()
+        self._unions: OrderedDict[tuple, Units] = OrderedDict()
 
     def index(self, doc) -> None:
         """Build (or load) the chunk index of a document now, e.g. at ingest time."""
@@ -91,22 +99,62 @@ class Retriever:
             self._known.update(zip(units.texts, units.vectors, strict=True))
 
     def retrieve(self, question: str, docs: list, top_k: int | None = None) -> list[Chunk]:
-        """The top_k chunks over all docs, best first, score = fused rank score."""
+        """The top_k chunks over all docs, best first, score = fused rank score. Cosines come
+        from the library index, every chunk of the given documents ranked (the rank fusion needs
+        the full ranking); BM25 runs over the union of their chunks."""
         top_k = top_k or self.settings.top_k
         if not docs or not question.strip():
             return []
+        docs = list({d.document.id: d for d in reversed(docs)}.values())[::-1]  # first of each id
         indexes = [self.store.get(d) for d in docs]
         chunks = [c for di in indexes for c in di.chunks]
         if not chunks:
             return []
-        vectors = np.concatenate([di.chunk_units.vectors for di in indexes])
-        texts = [t for di in indexes for t in di.chunk_units.texts]
-        # One BM25 over the union: IDF then means the same thing for every document.
-        units = indexes[0].chunk_units if len(indexes) == 1 else Units([], texts, vectors, CHUNK_BM25_B)
-        qvec = self.embedder.embed([question])[0]
-        scores = hybrid_scores(units, question, qvec, self.settings.vector_weight)
+        units = indexes[0].chunk_units if len(indexes) == 1 else self._union(indexes)
+        qvec, cos = self._cosines(question, indexes, len(chunks))
+        scores = hybrid_scores(units, question, qvec, self.settings.vector_weight, cos)
         best = np.argsort(-scores, kind="stable")[:top_k]
         return [chunks[i].model_copy(update={"score": float(scores[i])}) for i in best]
+
+    def _cosines(self, question: str, indexes: list, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The question's vector and its cosine with each chunk (in `indexes` order), by one
+        filtered query on the library's llama-index vector store."""
+        from llama_index.core.vector_stores.types import VectorStoreQuery
+
+        from workbench.index.library import document_filter, split_node_id
+
+        library = self.store.library
+        qvec = np.asarray(self.store.embed_model().get_query_embedding(question), dtype=np.float32)
+        ids = [di.document_id for di in indexes]
+        whole = set(ids) == set(library.document_ids())
+        result = library.query(VectorStoreQuery(query_embedding=qvec.tolist(), similarity_top_k=n,
+                                                filters=None if whole else document_filter(ids)), with_nodes=False)
+        offset, at = {}, 0
+        for di in indexes:
+            offset[di.document_id] = at
+            at += len(di.chunks)
+        cos = np.full(n, -np.inf, dtype=np.float32)
+        for nid, sim in zip(result.ids or [], result.similarities or [], strict=True):
+            doc, k = split_node_id(nid)
+            cos[offset[doc] + k] = sim
+        return qvec, cos
+
+    def _union(self, indexes: list) -> Units:
+        """One BM25 over the union of the documents' chunks (IDF then means the same thing for
+        every document), kept for the last few document sets asked about."""
+        key = tuple((di.document_id, di.text_sha256) for di in indexes)
+        units = self._unions.get(key)
+        if units is None:
+            texts = [t for di in indexes for t in di.chunk_units.texts]
+            tokens = [t for di in indexes for t in (di.chunk_units.tokens or [])]
+            units = Units([], texts, np.zeros((0, DIM), np.float32), CHUNK_BM25_B,
+                          tokens if len(tokens) == len(texts) else None)
+            self._unions[key] = units
+            while len(self._unions) > UNION_CACHE:
+                self._unions.popitem(last=False)
+        else:
+            self._unions.move_to_end(key)
+        return units
 
     def search_segments(self, query: str, doc, top_k: int = 5) -> list[tuple[Any, float]]:
         """The top_k segment units (a segment, or two adjacent ones joined) for a claim, best

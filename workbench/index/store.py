@@ -1,15 +1,16 @@
-"""Per-document indexes persisted under data_dir/index/<sha256>/, built once per document.
+"""Per-document files under data_dir/index/<sha256>/ and the library-wide vector index.
 
-- chunks: a llama-index VectorStoreIndex over FaissVectorStore(IndexFlatIP(384)); nodes carry
-  the chunk's offsets, page and heading as metadata (persisted in `llama/`).
+- chunks: cut along segment boundaries, embedded through llama-index (our MiniLM adapter) and
+  inserted into the one library index (workbench.index.library: FAISS behind a llama-index
+  vector store); the document's own files keep the chunks with offsets, page and heading, their
+  vectors (`vectors.npy`, to rebuild the library without embedding again) and BM25 tokens.
 - segments: the document's segments (and windows of adjacent ones) for claim checking: unit
-  vectors in `segments.npy` (exhaustive inner product, as IndexFlatIP would do), built on first
-  use only (most questions never need it).
+  vectors in `segments.npy` (exhaustive inner product over one document), built on first use
+  only (most questions never need it).
 - lexical: BM25 tokens are persisted next to the vectors; the BM25 table is rebuilt in memory.
 
-Queries read `vectors.npy` (the FAISS index's rows in chunk order), so a warm question in a
-fresh process pays neither for llama-index (2+ s to import) nor faiss. `meta.json` records the text hash and
-settings the index was built for; a mismatch (new parser, other chunk size) rebuilds it."""
+`meta.json` records the text hash and settings the files were built for; a mismatch (new
+parser, other chunk size) rebuilds them and replaces the document's vectors in the library."""
 
 from __future__ import annotations
 
@@ -23,13 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.backends.base import Chunk
 from workbench.index.chunking import Piece, chunk_pieces, segment_pieces, to_chunks
 from workbench.index.embed import DIM, MODEL_ID, Embedder, get_embedder
-from workbench.index.lexical import BM25, tokenize
-from workbench.models import sha256_text
+from workbench.models import Chunk, sha256_text
+from workbench.text import BM25, tokenize
 
-FORMAT_VERSION = 2  # bump when the files or the BM25 tokenizer change
+FORMAT_VERSION = 4  # bump when the files, the BM25 tokenizer or the segmenter change
 SEGMENT_WINDOW = 2  # segments plus runs of 2 adjacent segments
 # Segment units range from one clause to two sentences; full length normalisation (b=0.75) made
 # BM25 shun the two-sentence windows. On ContractNLI dev (31 NDAs) b=0.3 lifted the hybrid's own
@@ -66,8 +66,9 @@ class Units:
 class DocumentIndex:
     """The persisted indexes of one document (chunks now, segments on first use)."""
 
-    def __init__(self, root: Path, doc, chunk_words: int, embedder: Embedder):
+    def __init__(self, root: Path, doc, chunk_words: int, embedder: Embedder, library: IndexStore | None = None):
         self.root = root
+        self.library = library  # the IndexStore whose library index holds this document's vectors
         self.doc = doc
         self.document_id: str = doc.document.id
         self.chunk_words = chunk_words
@@ -102,49 +103,26 @@ class DocumentIndex:
             if not self._meta_ok():
                 self._build_chunks()
             self._load_chunks()
+            if self.library is not None:
+                self.library.ensure_in_library(self)
+
+    def in_library(self) -> bool:
+        return self.library is None or self.library.library_has(self.document_id, self.text_sha256, len(self._chunks or []))
 
     def _build_chunks(self) -> None:
-        """Chunk, embed through llama-index into FAISS, persist atomically (temp dir + rename)."""
-        from workbench.index.llama import configure, minilm_embedding
+        """Chunk, embed through llama-index's embedding interface, persist atomically (temp dir + rename)."""
+        from workbench.index.llama import minilm_embedding
 
-        configure()
         embed_model = minilm_embedding(self.embedder)
-        import faiss
-        from llama_index.core import StorageContext, VectorStoreIndex
-        from llama_index.core.schema import TextNode
-        from llama_index.vector_stores.faiss import FaissVectorStore
-
         pieces = chunk_pieces(self.doc, self.chunk_words)
         chunks = to_chunks(self.doc, pieces)
-        keys = ["document_id", "start", "end", "page", "section_heading", "chunk_id"]
-        nodes = []
-        for c in chunks:
-            node = TextNode(
-                id_=c.chunk_id,
-                text=_heading_prefixed(c.text, c.section_heading),
-                metadata={k: getattr(c, k) for k in keys},
-                excluded_embed_metadata_keys=keys,
-                excluded_llm_metadata_keys=keys,
-            )
-            nodes.append(node)
+        texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
+        vectors = np.asarray(embed_model.get_text_embedding_batch(texts), np.float32).reshape(-1, DIM)
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{self.document_id[:8]}-", dir=self.root))
         try:
-            store = FaissVectorStore(faiss_index=faiss.IndexFlatIP(DIM))
-            ctx = StorageContext.from_defaults(vector_store=store)
-            index = VectorStoreIndex(nodes, storage_context=ctx, embed_model=embed_model, show_progress=False)
-            index.storage_context.persist(persist_dir=str(tmp / "llama"))
-            # FAISS row i holds node nodes_dict[str(i)]: keep that order next to the chunks.
-            order = [index.index_struct.nodes_dict[str(i)] for i in range(len(nodes))]
             (tmp / "chunks.json").write_text(json.dumps([c.model_dump() for c in chunks]))
-            (tmp / "faiss_order.json").write_text(json.dumps(order))
-            # The same vectors in chunk order and the BM25 tokens, so a warm query needs
-            # neither faiss nor the stemmer's corpus pass (both cost seconds on a busy machine).
-            fx = store.client
-            rows = fx.reconstruct_n(0, fx.ntotal) if fx.ntotal else np.zeros((0, DIM), np.float32)
-            pos = {cid: i for i, cid in enumerate(order)}
-            np.save(tmp / "vectors.npy", np.asarray([rows[pos[c.chunk_id]] for c in chunks], np.float32).reshape(-1, DIM))
-            texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
+            np.save(tmp / "vectors.npy", vectors)
             (tmp / "tokens.json").write_text(json.dumps([tokenize(t) for t in texts]))
             meta = {
                 "format": FORMAT_VERSION,
@@ -183,6 +161,10 @@ class DocumentIndex:
         self._chunk_units = Units(pieces, texts, np.ascontiguousarray(vectors, dtype=np.float32), CHUNK_BM25_B, tokens)
 
     @property
+    def chunks_loaded(self) -> list[Chunk]:
+        return self._chunks or []
+
+    @property
     def chunks(self) -> list[Chunk]:
         self.ensure_built()
         assert self._chunks is not None
@@ -193,20 +175,6 @@ class DocumentIndex:
         self.ensure_built()
         assert self._chunk_units is not None
         return self._chunk_units
-
-    def vector_index(self):
-        """The persisted llama-index VectorStoreIndex (loads llama-index; for callers who want its API)."""
-        self.ensure_built()
-        from workbench.index.llama import configure
-
-        embed_model = configure()
-        from llama_index.core import StorageContext, load_index_from_storage
-        from llama_index.vector_stores.faiss import FaissVectorStore
-
-        persist = str(self.dir / "llama")
-        store = FaissVectorStore.from_persist_dir(persist)
-        ctx = StorageContext.from_defaults(vector_store=store, persist_dir=persist)
-        return load_index_from_storage(ctx, embed_model=embed_model)
 
     # --- segments --------------------------------------------------------------------------
     @property
@@ -242,7 +210,8 @@ class DocumentIndex:
 
 
 class IndexStore:
-    """DocumentIndex objects by document id, cached for the process."""
+    """DocumentIndex objects by document id (cached for the process) and the library index
+    that holds every indexed document's chunk vectors."""
 
     def __init__(self, root: Path, chunk_words: int, embedder: Embedder | None = None):
         self.root = Path(root)
@@ -250,21 +219,102 @@ class IndexStore:
         self.embedder = embedder or get_embedder()
         self._cache: dict[tuple[str, str], DocumentIndex] = {}
         self._lock = threading.Lock()
+        self._library = None
+        self._llama_index = None
+        self._embed_model = None
 
+    # --- the library index ----------------------------------------------------------------
+    @property
+    def library(self):
+        """The LibraryVectorStore (llama-index vector store over FAISS), loaded on first use."""
+        if self._library is None:
+            with self._lock:
+                if self._library is None:
+                    from workbench.index.library import LibraryVectorStore
+
+                    self._library = LibraryVectorStore(self.root / "library", node_loader=self.node)
+        return self._library
+
+    def embed_model(self):
+        """Our embedder as a llama-index BaseEmbedding (made once)."""
+        if self._embed_model is None:
+            from workbench.index.llama import minilm_embedding
+
+            self._embed_model = minilm_embedding(self.embedder)
+        return self._embed_model
+
+    def vector_index(self):
+        """The library as a llama-index VectorStoreIndex (our embedding passed explicitly; the
+        global llama-index Settings untouched), for callers who want llama-index's retrievers."""
+        if self._llama_index is None:
+            from llama_index.core import VectorStoreIndex
+
+            self._llama_index = VectorStoreIndex.from_vector_store(self.library, embed_model=self.embed_model())
+        return self._llama_index
+
+    def library_has(self, document_id: str, text_sha256: str, chunks: int) -> bool:
+        entry = self.library.entry(document_id)
+        return entry is not None and entry.get("text_sha256") == text_sha256 and entry.get("chunks") == chunks
+
+    def ensure_in_library(self, di: DocumentIndex) -> None:
+        """Insert (or replace) a document's chunk vectors in the library index, from its files."""
+        if self.library_has(di.document_id, di.text_sha256, len(di.chunks_loaded)):
+            return
+        from workbench.index.library import chunk_node
+
+        units = di._chunk_units  # loaded by the caller (di.ensure_built holds di's lock)
+        nodes = [chunk_node(di.document_id, n, t, {"text_sha256": di.text_sha256}, v.tolist())
+                 for n, (t, v) in enumerate(zip(units.texts, units.vectors, strict=True))] if units else []
+        if nodes:
+            self.vector_index().insert_nodes(nodes)
+        else:  # a document without text: recorded, so it is not re-checked on every question
+            self.library.add_empty(di.document_id, di.text_sha256)
+
+    def remove(self, document_id: str) -> None:
+        """Take a document out of the library index and delete its files."""
+        self.library.delete(document_id)
+        with self._lock:
+            for key in [k for k in self._cache if k[0] == document_id]:
+                del self._cache[key]
+        shutil.rmtree(self.root / document_id, ignore_errors=True)
+
+    def node(self, document_id: str, n: int):
+        """The llama-index TextNode of chunk n (text and offsets read from the document's files)."""
+        from workbench.index.library import chunk_node
+
+        c = self._chunks_of(document_id)[n]
+        meta = {k: getattr(c, k) for k in ("start", "end", "page", "section_heading", "chunk_id")}
+        return chunk_node(document_id, n, _heading_prefixed(c.text, c.section_heading), meta)
+
+    def _chunks_of(self, document_id: str) -> list[Chunk]:
+        with self._lock:
+            for (did, _sha), di in self._cache.items():
+                if did == document_id and di._chunks is not None:
+                    return di._chunks
+        return [Chunk(**c) for c in json.loads((self.root / document_id / "chunks.json").read_text())]
+
+    # --- per document -----------------------------------------------------------------------
     def is_built(self, doc) -> bool:
-        """True when the document's chunk index is loaded or persisted (checks; builds nothing)."""
+        """True when the document's chunks are persisted and in the library (checks; builds nothing)."""
         with self._lock:
             di = self._cache.get((doc.document.id, sha256_text(doc.text)))
         if di is not None and di._chunk_units is not None:
-            return True
-        return (di or DocumentIndex(self.root, doc, self.chunk_words, self.embedder))._meta_ok()
+            return di.in_library()
+        di = di or DocumentIndex(self.root, doc, self.chunk_words, self.embedder, self)
+        if not di._meta_ok():
+            return False
+        try:
+            chunks = json.loads((di.dir / "meta.json").read_text())["chunks"]
+        except (OSError, ValueError, KeyError):
+            return False
+        return self.library_has(di.document_id, di.text_sha256, chunks)
 
     def get(self, doc) -> DocumentIndex:
         key = (doc.document.id, sha256_text(doc.text))
         with self._lock:
             di = self._cache.get(key)
             if di is None:
-                di = DocumentIndex(self.root, doc, self.chunk_words, self.embedder)
+                di = DocumentIndex(self.root, doc, self.chunk_words, self.embedder, self)
                 self._cache[key] = di
         di.ensure_built()
         return di

@@ -2,6 +2,6 @@
 segments and headings, quote anchoring, page images. See DESIGN.md."""
 
 from workbench.pdf.document import Line, PageText, ParsedDocument, Segment, Word, open_pdf
-from workbench.pdf.render import render_page
+from workbench.pdf.render import PageImages
 
-__all__ = ["Line", "PageText", "ParsedDocument", "Segment", "Word", "open_pdf", "render_page"]
+__all__ = ["Line", "PageImages", "PageText", "ParsedDocument", "Segment", "Word", "open_pdf"]

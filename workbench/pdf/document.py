@@ -1,19 +1,20 @@
 """ParsedDocument: one PDF's text with character offsets, word boxes, segments, and quote
-anchoring (quote → character span → one box per line per page). Picklable: the service caches
-it on disk by SHA-256."""
+anchoring (quote → character span → one box per line per page). Picklable: the workspace caches
+it on disk (workbench.pdf.cache)."""
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 import pymupdf
 
 from workbench.config import Settings
 from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
-from workbench.pdf import anchor, segment
+from workbench.pdf import anchor, labels, segment
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, page_blocks
 from workbench.pdf.furniture import furniture_lines
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
@@ -69,13 +70,17 @@ class Segment:
     kind: Literal["sentence", "heading"]
 
 
-class ParsedDocument:
-    """Everything the layers above need from a PDF; all offsets index self.text."""
+T = TypeVar("T")
 
-    def __init__(self, document: Document, pdf_bytes: bytes, text: str, pages: list[PageText],
-                 words: list[Word], lines: list[Line]):
+
+class ParsedDocument:
+    """Everything the layers above need from a PDF (models.ParsedDoc); all offsets index self.text."""
+
+    def __init__(self, document: Document, pdf_bytes: bytes | None, text: str, pages: list[PageText],
+                 words: list[Word], lines: list[Line], pdf_labels: list[str] | None = None):
         self.document = document
-        self.pdf_bytes = pdf_bytes
+        self.pdf_labels = pdf_labels  # the PDF's /PageLabels ([] when it has none)
+        self.pdf_bytes = pdf_bytes  # None once cached (workbench.pdf.cache): the store keeps the bytes
         self.text = text
         self.pages = pages
         self.words = words
@@ -85,6 +90,20 @@ class ParsedDocument:
         self._furniture: set[int] | None = None  # line indexes
         self._matcher: anchor.Matcher | None = None
         self._segments: list[Segment] | None = None
+        self._derived: dict[str, object] = {}
+
+    def __getstate__(self) -> dict:
+        """Pickled without the PDF bytes (the store keeps them) and without derived values
+        (other layers' types, rebuilt on demand)."""
+        return {**self.__dict__, "pdf_bytes": None, "_derived": {}}
+
+    def derived(self, key: str, build: Callable[[], T]) -> T:
+        """A value computed once from this document by a layer above (its vocabulary, term
+        statistics) and kept with it, so it is bounded and dropped with the document by the
+        workspace's cache instead of living in a module-level dict."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]  # type: ignore[return-value]
 
     # --- positions -----------------------------------------------------------------------
     def page_at(self, offset: int) -> int:
@@ -115,6 +134,26 @@ class ParsedDocument:
             self._furniture = furniture_lines(per_page, margins)
         return self._furniture
 
+    @property
+    def page_labels(self) -> list[str]:
+        """The printed label of each page ("" when unknown); see labels.py."""
+        cached = self.__dict__.get("_page_labels")
+        if cached is None:
+            pdf = self.__dict__.get("pdf_labels")
+            if pdf is None and self.pdf_bytes:  # built without labels: read them from the bytes now
+                try:
+                    with pymupdf.open(stream=self.pdf_bytes, filetype="pdf") as doc:
+                        pdf = labels.pdf_page_labels(doc) if not doc.needs_pass else []
+                except Exception:  # noqa: BLE001 - labels are an extra; the text is what counts
+                    pdf = []
+            cached = self.__dict__["_page_labels"] = labels.page_labels(self, pdf)
+        return cached
+
+    def page_label(self, page: int) -> str | None:
+        """The printed label of a 1-based page, or None when unknown."""
+        labs = self.page_labels
+        return (labs[page - 1] or None) if 1 <= page <= len(labs) else None
+
     # --- segments and headings -------------------------------------------------------------
     def segments(self) -> list[Segment]:
         """Sentences/clauses and headings in reading order; a heading is never glued to the
@@ -127,14 +166,14 @@ class ParsedDocument:
         return [s for s in self.segments() if s.kind == "heading"]
 
     def heading_at(self, offset: int) -> str | None:
-        """The nearest heading starting at or before offset."""
+        """The section heading in force at offset (the PDF outline's, else the numbered one)."""
         cached = self.__dict__.get("_heading_index")
         if cached is None:
-            hs = self.headings()
-            cached = self.__dict__["_heading_index"] = (hs, [h.start for h in hs])
-        hs, starts = cached
+            segs = self.segments()
+            cached = self.__dict__["_heading_index"] = (segs, [s.start for s in segs])
+        segs, starts = cached
         i = bisect.bisect_right(starts, offset) - 1
-        return hs[i].text if i >= 0 else None
+        return segs[i].heading if i >= 0 else None
 
     # --- spans and anchoring ----------------------------------------------------------------
     def span(self, start: int, end: int, *, parts: list[tuple[int, int]] | None = None) -> Span:
@@ -165,7 +204,7 @@ class ParsedDocument:
             pages = [self.page_at(start)]
         text = self.text[start:end]
         return Span(document_id=self.document.id, page=pages[0], pages=pages, start=start, end=end,
-                    text=text, text_sha256=sha256_text(text), rects=rects)
+                    text=text, text_sha256=sha256_text(text), rects=rects, page_label=self.page_label(pages[0]))
 
     def _split_runs(self, page: int, ws: list[Word], chosen: set[int]) -> list[list[Word]]:
         """Runs of a line's words whose common box holds no other word's centre."""
@@ -272,6 +311,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             rect = page.rect
             pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
         meta = doc.metadata or {}
+        pdf_labels = labels.pdf_page_labels(doc)
     finally:
         doc.close()
     text = "".join(parts)
@@ -294,7 +334,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
         modified=pdf_date(meta.get("modDate")), pages=len(pages), has_text_layer=len(no_text) < len(pages),
         pages_without_text=no_text, warnings=warnings, size_bytes=len(data), encrypted=opened.encrypted,
     )
-    return ParsedDocument(document, data, text, pages, words, lines)
+    return ParsedDocument(document, data, text, pages, words, lines, pdf_labels)
 
 
 def _pages(nums: list[int]) -> str:

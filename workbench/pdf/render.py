@@ -1,32 +1,28 @@
-"""Page images for viewers, optionally with highlight boxes drawn on."""
+"""Page images: the one place outside extraction that draws PDF pages with PyMuPDF, so the
+viewer (workbench/ui/viewer) caches and serves images without touching the PDF library."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pymupdf
 
-from workbench.models import PageRect
-from workbench.pdf.opening import open_bytes
 
+class PageImages:
+    """An open PDF that renders its pages. Not thread-safe: callers serialise use per document."""
 
-def render_page(pdf_bytes: bytes, page: int, *, zoom: float = 2.0, fmt: Literal["png", "jpeg"] = "png",
-                rects: list[PageRect] | None = None, password: str | None = None) -> bytes:
-    """PNG/JPEG of a 1-based page; rects on that page are drawn as translucent yellow boxes."""
-    opened = open_bytes(pdf_bytes, "document.pdf", password=password)
-    doc = opened.doc
-    try:
-        if not 1 <= page <= doc.page_count:
-            raise ValueError(f"page {page} outside 1..{doc.page_count}")
-        pg = doc[page - 1]
-        mine = [r for r in rects or [] if r[0] == page]
-        if mine:
-            shape = pg.new_shape()
-            for _, x0, y0, x1, y1 in mine:
-                shape.draw_rect(pymupdf.Rect(x0, y0, x1, y1) * pg.derotation_matrix)
-            shape.finish(color=None, fill=(1, 0.85, 0), fill_opacity=0.35)
-            shape.commit()
-        pix = pg.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
-        return pix.tobytes("jpeg" if fmt == "jpeg" else "png")
-    finally:
-        doc.close()
+    def __init__(self, data: bytes):
+        self._doc = pymupdf.open(stream=data, filetype="pdf")
+
+    @property
+    def page_count(self) -> int:
+        return self._doc.page_count
+
+    def page_sizes(self) -> list[tuple[float, float]]:
+        """(width, height) in points of each page's cropbox, the frame of Span.rects."""
+        return [(round(p.rect.width, 2), round(p.rect.height, 2)) for p in self._doc]
+
+    def jpeg(self, page: int, zoom: float, quality: int = 82) -> bytes:
+        """JPEG of a 1-based page. Raises IndexError for a page out of range."""
+        if not 1 <= page <= self._doc.page_count:
+            raise IndexError(f"page {page} is outside 1..{self._doc.page_count}")
+        pix = self._doc[page - 1].get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
+        return pix.tobytes("jpeg", jpg_quality=quality)

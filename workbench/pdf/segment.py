@@ -1,12 +1,19 @@
 """Sentence/clause segmentation that never glues a heading onto the next sentence: decide line by
 line (a heading is a whole line), then split the remaining text of each block into sentences.
-Running headers/footers are left out."""
+Running headers/footers are left out.
+
+Layout decides what is a heading line (so it is not quoted as a sentence); the section heading a
+sentence sits under is stricter: the PDF's outline (table of contents) when it has one, else the
+last numbered heading ("14. Miscellaneous", "ARTICLE 2", "3.1 Access Control"). A capitalised
+body line ("DISCUSSION"), a table cell or a running footer never names a section."""
 
 from __future__ import annotations
 
 import re
 import statistics
 from typing import TYPE_CHECKING
+
+from workbench.text import sentence_spans
 
 if TYPE_CHECKING:
     from workbench.pdf.document import ParsedDocument, Segment
@@ -15,11 +22,6 @@ _NUMBERED = re.compile(
     r"^(?:(?:article|section|part|chapter|schedule|exhibit|appendix|annex|title|subpart)\s+[0-9ivxlcdm]+[a-z]?\b"
     r"|§+\s*[0-9]|[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?\s+[A-Z]|[A-Z]\.\s+[A-Z]|[IVX]{1,5}\.\s+[A-Z])",
     re.I,
-)
-# Sentence end: . ! ? (optionally closed by quotes/brackets), then space, then a likely start.
-_SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9*]|[•·▪]\s)")
-_ABBREV = re.compile(
-    r"(?:\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Inc|Ltd|Co|Corp|No|Nos|Sec|Secs|Art|Fig|Figs|Vol|pp|Jr|Sr|St|U\.S|e\.g|i\.e|etc|vs|cf|al|approx|Dept|Reg|para|Para)\.)$"
 )
 MAX_HEADING_WORDS = 14
 # A bare label whose title follows on the next line or block: "ARTICLE 2" / "LICENSES".
@@ -66,22 +68,57 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
     return False
 
 
-def _split_sentences(text: str) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    start = 0
-    for m in _SENT_END.finditer(text):
-        if _ABBREV.search(text[max(0, m.start() - 8):m.start()]):
+def _outline(doc: ParsedDocument) -> list[tuple[int, str]]:
+    """(offset, title) of the PDF outline's entries, found on their pages; [] without an outline."""
+    import pymupdf
+
+    try:
+        with pymupdf.open(stream=doc.pdf_bytes, filetype="pdf") as pdf:
+            toc = pdf.get_toc(simple=True)
+    except Exception:  # noqa: BLE001 - an unreadable outline is no outline
+        return []
+    out: list[tuple[int, str]] = []
+    for _level, title, page in toc:
+        title = " ".join(str(title).split())
+        if not title or not 1 <= page <= len(doc.pages):
             continue
-        end = m.start() + len(m.group(0).rstrip())
-        if text[start:end].strip():
-            out.append((start, end))
-        start = m.end()
-    if text[start:].strip():
-        out.append((start, len(text.rstrip())))
+        pg = doc.pages[page - 1]
+        pat = re.compile(r"\s+".join(re.escape(w) for w in title.split()), re.IGNORECASE)
+        m = pat.search(doc.text, pg.start, pg.end)
+        out.append((m.start() if m else pg.start, title))
+    out.sort(key=lambda t: t[0])
+    return out
+
+
+def _numbered(text: str) -> bool:
+    t = " ".join(text.split())
+    return bool(_NUMBERED.match(t) or _RUN_IN.match(t) or _LABEL.match(t))
+
+
+def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
+    """Each segment with the section heading it sits under (outline, else numbered headings)."""
+    from dataclasses import replace
+
+    outline = _outline(doc)
+    out: list[Segment] = []
+    current: str | None = None
+    k = 0
+    for sg in segs:
+        if outline:
+            while k < len(outline) and outline[k][0] <= sg.start:
+                current = outline[k][1]
+                k += 1
+        elif sg.kind == "heading" and _numbered(sg.text):
+            current = " ".join(sg.text.split())
+        out.append(sg if sg.heading == current else replace(sg, heading=current))
     return out
 
 
 def segment(doc: ParsedDocument) -> list[Segment]:
+    return _section_headings(doc, _segment(doc))
+
+
+def _segment(doc: ParsedDocument) -> list[Segment]:
     from workbench.pdf.document import Segment
 
     heights = [ln.y1 - ln.y0 for ln in doc.lines]
@@ -96,7 +133,7 @@ def segment(doc: ParsedDocument) -> list[Segment]:
         if start is None:
             return
         chunk = text[start:end]
-        for n, (a, b) in enumerate(_split_sentences(chunk)):
+        for n, (a, b) in enumerate(sentence_spans(chunk)):
             s, e = start + a, start + b
             while s < e and (text[s].isspace() or text[s] in "•·▪"):  # bullets are not quoted
                 s += 1

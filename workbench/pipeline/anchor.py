@@ -3,10 +3,7 @@ text is the document's own text (DESIGN: quotes are validated, never trusted).""
 
 from __future__ import annotations
 
-from typing import Any
-
-from workbench.backends.base import Candidate
-from workbench.models import Evidence, Span, Verification, sha256_text
+from workbench.models import Candidate, Evidence, ParsedDoc, Span, Verification, sha256_text
 from workbench.pipeline.ids import IdAssigner, unanchored_id
 
 _EDGE = " \t\n\r.,;:!?\"'()[]\u2018\u2019\u201c\u201d\u2013\u2014-"
@@ -16,7 +13,7 @@ def _same_words(a: str, b: str) -> bool:
     return a.split() == b.split()
 
 
-def find_span(candidate: Candidate, docs: dict[str, Any]) -> tuple[Any, Span] | None:
+def find_span(candidate: Candidate, docs: dict[str, ParsedDoc]) -> tuple[ParsedDoc, Span] | None:
     """The candidate's span: its offsets when they hold its words, else the document's
     locate() of the quote (its own document first, then the others), else None."""
     doc = docs.get(candidate.document_id)
@@ -41,7 +38,7 @@ def _core(span: Span) -> tuple[str, int, int]:
     return span.document_id, span.start + lead, span.end - trail
 
 
-def anchor(candidates: list[Candidate], docs: dict[str, Any], ids: IdAssigner,
+def anchor(candidates: list[Candidate], docs: dict[str, ParsedDoc], ids: IdAssigner,
            source_type: str | None = None) -> tuple[list[Evidence], list[Verification]]:
     """Evidence for every candidate (identical spans once), and a quote_not_found verdict for
     each one that could not be anchored. `exact_quote` is always the span's text."""
@@ -81,7 +78,7 @@ def anchor(candidates: list[Candidate], docs: dict[str, Any], ids: IdAssigner,
     return evidence, rejected
 
 
-def integrity_ok(evidence: Evidence, docs: dict[str, Any]) -> bool:
+def integrity_ok(evidence: Evidence, docs: dict[str, ParsedDoc]) -> bool:
     """The document's text at the span is the quote, and the stored hash is its SHA-256."""
     s = evidence.span
     doc = docs.get(evidence.document_id)

@@ -1,4 +1,5 @@
-"""Grounding confidence: seed 000's counts, lowered by seed 004's sentence-support ratio."""
+"""Grounding confidence: seed 000's counts, lowered by seed 004's sentence-support ratio and by
+how well the cited evidence answers the question (its verifier score)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,21 @@ def by_count(n_verified: int) -> GroundingConfidence:
     return "insufficient"
 
 
-def grounding_confidence(n_verified: int, support_ratio: float) -> GroundingConfidence:
+ANSWERS_WELL = 0.8  # a cited quote at least this likely to answer the question allows "high"
+ANSWERS = 0.5  # below this none of the cited evidence answers: at most "low"
+
+
+def grounding_confidence(n_verified: int, support_ratio: float, answers: float | None = None) -> GroundingConfidence:
     """By count, then capped by the share of answer sentences that are supported (seed 004's
-    badge thresholds): below 0.75 at most medium, below 0.40 at most low."""
+    badge thresholds): below 0.75 at most medium, below 0.40 at most low; and, given `answers`
+    (the best verifier score among the cited evidence: P(it answers the question)), below
+    ANSWERS_WELL at most medium and below ANSWERS at most low, so citing is not answering."""
     level = by_count(n_verified)
     if level == "insufficient":
         return level
     cap: GroundingConfidence = "high"
-    if support_ratio < 0.40:
+    if support_ratio < 0.40 or (answers is not None and answers < ANSWERS):
         cap = "low"
-    elif support_ratio < 0.75:
+    elif support_ratio < 0.75 or (answers is not None and answers < ANSWERS_WELL):
         cap = "medium"
     return min(level, cap, key=_ORDER.index)

@@ -7,6 +7,8 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+from workbench.models import DocSegment, ParsedDoc
+
 _SENTENCE_END = re.compile(r"[.;:!?][\"')\u201d\u2019]*\s*$")
 
 
@@ -22,24 +24,25 @@ class DocsContext:
     once per document). Headings that read as sentences count as sentences; the others are
     section headings."""
 
-    def __init__(self, docs: list[Any]):
+    def __init__(self, docs: list[ParsedDoc], retriever: Any = None):
         self._docs = {d.document.id: d for d in docs}
-        self._segs: dict[str, tuple[list[int], list[int], list[Any]]] = {}
-        self._heads: dict[str, tuple[list[int], list[str]]] = {}
+        self.retriever = retriever  # segment search (search_segments), shared with claim checking
+        self._segs: dict[str, tuple[list[int], list[int], list[DocSegment]]] = {}
 
-    def doc(self, document_id: str) -> Any:
+    def doc(self, document_id: str) -> ParsedDoc:
         return self._docs[document_id]
 
-    def _segments(self, document_id: str) -> tuple[list[int], list[int], list[Any]]:
+    def documents(self) -> list[ParsedDoc]:
+        return list(self._docs.values())
+
+    def _segments(self, document_id: str) -> tuple[list[int], list[int], list[DocSegment]]:
         if document_id not in self._segs:
             all_segs = sorted(self._docs[document_id].segments(), key=lambda s: (s.start, s.end))
             segs = [s for s in all_segs if s.kind == "sentence" or reads_as_sentence(s.text)]
-            heads = [s for s in all_segs if s.kind == "heading" and not reads_as_sentence(s.text)]
             ends = [s.end for s in segs]
             for i in range(1, len(ends)):  # segments do not nest; a running max keeps bisection sound
                 ends[i] = max(ends[i], ends[i - 1])
             self._segs[document_id] = ([s.start for s in segs], ends, segs)
-            self._heads[document_id] = ([h.start for h in heads], [" ".join(h.text.split()) for h in heads])
         return self._segs[document_id]
 
     def sentences(self, document_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
@@ -51,10 +54,7 @@ class DocsContext:
         return [(s.start, s.end, s.text) for s in segs[lo:hi] if s.end > start]
 
     def heading_at(self, document_id: str, offset: int) -> str | None:
-        """The nearest real section heading at or before offset."""
+        """The section heading in force at offset (see workbench.pdf.segment)."""
         if document_id not in self._docs:
             return None
-        self._segments(document_id)
-        starts, texts = self._heads[document_id]
-        i = bisect_right(starts, offset) - 1
-        return texts[i] if i >= 0 else None
+        return self._docs[document_id].heading_at(offset)

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from workbench.backends.base import Draft
-from workbench.models import Evidence, QualityFinding, SentenceSupport
-from workbench.pipeline.text import CITATION_RE, ID_RE, cited_ids, speculative_terms, split_sentences, strip_citations
+from workbench.models import Draft, Evidence, QualityFinding, SentenceSupport
+from workbench.text import CITATION_RE, ID_RE, cited_ids, speculative_terms, split_sentences, strip_citations
 
 # Feedback lines start with one of these tags; a composer may drop the IDs a line names.
 TAG_UNCITED = "uncited:"

@@ -7,16 +7,20 @@ import uuid
 from collections import Counter
 from typing import Any
 
-from workbench.backends.base import Draft, StageUsage
 from workbench.config import Settings
 from workbench.errors import BackendError, WorkbenchError
 from workbench.models import (
     NO_AUTHORITATIVE_EVIDENCE,
     Answer,
+    Draft,
     Evidence,
+    ParsedDoc,
     RequirementReference,
     Run,
     SentenceSupport,
+    Stage,
+    StageFailure,
+    StageUsage,
     Verification,
 )
 from workbench.pipeline.anchor import anchor, integrity_ok
@@ -25,7 +29,7 @@ from workbench.pipeline.context import DocsContext
 from workbench.pipeline.events import OnEvent, StageClock
 from workbench.pipeline.ids import IdAssigner
 from workbench.pipeline.quality import Review, review, sanitize
-from workbench.pipeline.text import cited_ids
+from workbench.text import cited_ids
 
 NO_EVIDENCE_MESSAGE = "No authoritative requirement found in provided sources."
 
@@ -43,15 +47,33 @@ def settings_used(settings: Settings, backend_name: str) -> dict[str, Any]:
     return out
 
 
-def _failure(run: Run, stage: str, exc: Exception) -> None:
-    run.failures.append({"stage": stage, "error": type(exc).__name__, "message": str(exc),
-                         "raw": getattr(exc, "raw", None)})
+def _failure(run: Run, stage: Stage, exc: Exception) -> None:
+    run.failures.append(StageFailure(stage=stage, error=type(exc).__name__, message=str(exc),
+                                     raw=getattr(exc, "raw", None)))
+
+
+def _extract(question: str, chunks: list, context: DocsContext, backend, run: Run, clock: StageClock) -> list:
+    """Extract in the groups the backend asks for (an LLM sizes them to its context), with a
+    progress event after each; a failed group is recorded and the others still count."""
+    batches = backend.extract_batches(question, chunks) if hasattr(backend, "extract_batches") else [chunks]
+    candidates: list = []
+    done = 0
+    for batch in batches:
+        try:
+            candidates += backend.extract(question, batch, context)
+        except BackendError as exc:
+            _failure(run, "extract", exc)
+        done += len(batch)
+        if len(batches) > 1:
+            clock.progress({"chunks_done": done, "chunks": len(chunks), "candidates": len(candidates)},
+                           f"{done} of {len(chunks)} chunks")
+    return candidates
 
 
 VERIFY_BATCH = 24  # evidence items per backend.verify call, with a progress event after each
 
 
-def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backend, run: Run,
+def _verify(question: str, evidence: list[Evidence], docs: dict[str, ParsedDoc], backend, run: Run,
             clock: StageClock | None = None) -> list[Verification]:
     """One verdict per anchored evidence item, in evidence order. The pipeline re-checks each
     span's hash first, and a backend cannot verify what it was not asked about. Items go to
@@ -97,11 +119,12 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, Any], backe
     return [verdicts[e.requirement_id] for e in evidence]
 
 
-def _vocabulary(docs: dict[str, Any]) -> frozenset[str]:
+def _vocabulary(docs: dict[str, ParsedDoc]) -> frozenset[str]:
     """The searched documents' terms, for the verifier's relevance check (cached per document)."""
     from workbench.backends.judge import document_vocabulary
 
-    return frozenset().union(*(document_vocabulary(i, d.text) for i, d in docs.items()))
+    return frozenset().union(*(d.derived("judge.vocabulary", lambda d=d: document_vocabulary(d.text))
+                               for d in docs.values()))
 
 
 def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend, run: Run) -> Draft:
@@ -132,7 +155,7 @@ class _NoSupport:
         return [SentenceSupport(text=s, citations=cited_ids(s), supported=False, reason=self.reason) for s in sentences]
 
 
-def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdAssigner, settings: Settings,
+def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend, ids: IdAssigner, settings: Settings,
                  on_event: OnEvent = None, source_type: str | None = None, question_index: int = 0,
                  question_total: int = 1, run_id: str | None = None) -> Run:
     """Answer one question over parsed documents. Never raises for a failing backend stage:
@@ -157,11 +180,7 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
 
     # Extract, then anchor every candidate in its PDF
     clock.start("extract")
-    try:
-        candidates = backend.extract(question, chunks, DocsContext(docs))
-    except BackendError as exc:
-        _failure(run, "extract", exc)
-        candidates = []
+    candidates = _extract(question, chunks, DocsContext(docs, retriever), backend, run, clock)
     clock.progress({"candidates": len(candidates)}, "anchoring quotes")
     evidence, not_found = anchor(candidates, by_id, ids, source_type)
     run.evidence = evidence
@@ -214,7 +233,7 @@ def run_question(question: str, docs: list[Any], *, retriever, backend, ids: IdA
                 # keep what the last revision failed on visible in the audit trail
                 rev.findings = [f.model_copy(update={"check": f"revision_{revisions}_{f.check}"})
                                 for f in findings if not f.passed] + rev.findings
-        answer = _answer(rev, draft, verified, revisions)
+        answer = _answer(rev, draft, verified, revisions, score)
 
     # Finalize
     clock.start("finalize")
@@ -243,26 +262,26 @@ def backend_failure_message(run: Run) -> str:
     """What a reviewer must read when a backend stage failed: which stage, why, what to do."""
     f = run.failures[0]
     more = f" (and {len(run.failures) - 1} more failure(s))" if len(run.failures) > 1 else ""
-    return (f"The {run.backend} backend failed in the {f['stage']} stage: {f['message']}{more}. "
+    return (f"The {run.backend} backend failed in the {f.stage} stage: {f.message}{more}. "
             "This is not a finding about the documents: fix the backend (the audit trail keeps the raw "
             "reply) and ask again, or use the offline rules backend.")
 
 
-def _usage_delta(before: dict[str, StageUsage], after: dict[str, StageUsage]) -> dict[str, Any]:
+def _usage_delta(before: dict[str, StageUsage], after: dict[str, StageUsage]) -> dict[str, StageUsage]:
     """This run's share of a backend's running usage totals (a backend serves many questions)."""
-    out: dict[str, Any] = {}
+    out: dict[str, StageUsage] = {}
     for stage, u in after.items():
         b = before.get(stage, StageUsage())
         d = StageUsage(prompt_tokens=u.prompt_tokens - b.prompt_tokens,
                        completion_tokens=u.completion_tokens - b.completion_tokens,
                        latency_s=round(u.latency_s - b.latency_s, 4), calls=u.calls - b.calls,
-                       raw_failures=u.raw_failures[len(b.raw_failures):])
+                       structured_output=u.structured_output, raw_failures=u.raw_failures[len(b.raw_failures):])
         if d.calls or d.prompt_tokens or d.completion_tokens or d.raw_failures:
-            out[stage] = d.model_dump()
+            out[stage] = d
     return out
 
 
-def _unsearchable(docs: list[Any]) -> list[str]:
+def _unsearchable(docs: list[ParsedDoc]) -> list[str]:
     """Pages that could not be searched (no text layer): evidence may be there, unread."""
     out = []
     for d in docs:
@@ -274,7 +293,7 @@ def _unsearchable(docs: list[Any]) -> list[str]:
     return out
 
 
-def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int) -> Answer:
+def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int, score: dict[str, float]) -> Answer:
     cited = set(rev.cited)
     statements = {r.requirement_id: r.statement for r in draft.requirement_references}
     refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=e.requirement_id in cited,
@@ -285,7 +304,8 @@ def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int)
         requirement_references=refs,
         unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in cited],
         missing_evidence=[],
-        grounding_confidence=grounding_confidence(len(verified), rev.support_ratio),
+        grounding_confidence=grounding_confidence(len(verified), rev.support_ratio,
+                                                  max((score[i] for i in cited if i in score), default=0.0)),
         sentences=rev.sentences,
         support_ratio=rev.support_ratio,
         citation_coverage=rev.coverage,

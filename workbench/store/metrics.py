@@ -67,4 +67,19 @@ def compute(statuses: list[EvidenceStatus], *, run_id: str | None = None, runs: 
         grounding_confidence=dict(Counter(confidences)),
         extraction_confidence=dict(Counter(s.evidence.extraction_confidence for s in statuses)),
         score_histogram=hist, review_events=len(events), reviewers=dict(Counter(e.reviewer for e in events)),
+        **_between_reviewers(statuses),
     )
+
+
+def _between_reviewers(statuses: list[EvidenceStatus]) -> dict:
+    """Agreement between reviewers over items two or more of them labelled (the first two
+    reviewers' current labels per item), open conflicts, and items labelled per reviewer."""
+    pairs = []
+    per: Counter[str] = Counter()
+    for s in statuses:
+        per.update(s.reviewer_labels.keys())
+        labels = list(s.reviewer_labels.values())
+        if len(labels) >= 2:
+            pairs.append((labels[0], labels[1]))
+    return {"inter_reviewer_items": len(pairs), "inter_reviewer_kappa": cohen_kappa(pairs),
+            "open_conflicts": sum(s.conflict for s in statuses), "labelled_by_reviewer": dict(per)}

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,15 +20,18 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from workbench.config import Settings, get_settings
 from workbench.errors import ConfigError, HashMismatchError, NotFoundError, WorkbenchError
-from workbench.models import ID_PREFIX, Document, ReviewEvent, Run, utcnow
+from workbench.models import ID_PREFIX, Document, Evidence, ReviewEvent, Run, utcnow
 from workbench.store import migrate
 from workbench.store.engine import IMMEDIATE, is_sqlite, make_engine
-from workbench.store.tables import DocumentRow, EvidenceIdRow, ReviewEventRow, RunEvidenceRow, RunRow
+from workbench.store.signing import Signer
+from workbench.store.tables import DocumentRow, EvidenceIdRow, ReviewEventRow, RunEvidenceRow, RunRow, UserRow
+from workbench.text.citations import SENTENCE_ID
 
-SENTENCE_ID = re.compile(r"^SENT-(\d+)$")  # an answer sentence, 1-based: SENT-1 is the first
+__all__ = ["SENTENCE_ID", "Store"]  # SENTENCE_ID: the service parses SENT-n through the store
 _RETRIES = 20
 
 _D, _E, _R, _RE, _EV = (t.__table__ for t in (DocumentRow, EvidenceIdRow, RunRow, RunEvidenceRow, ReviewEventRow))
+_U = UserRow.__table__
 
 
 def _utc(dt: datetime) -> datetime:
@@ -49,6 +51,7 @@ class Store:
         self.url = url or self.settings.db_url
         self._engine: Engine | None = None
         self._lock = threading.Lock()
+        self.signer = Signer(self.settings)
 
     # --- plumbing ----------------------------------------------------------------------------
     @property
@@ -183,6 +186,26 @@ class Store:
                 )
             ).scalar()
 
+    # --- accounts (sign-in) ----------------------------------------------------------------
+    def put_user(self, name: str, role: str, password_hash: str | None) -> None:
+        """Create an account or change its role and password hash."""
+        values = dict(role=role, password_hash=password_hash)
+        with self._write() as conn:
+            if conn.execute(select(_U.c.name).where(_U.c.name == name)).first():
+                conn.execute(update(_U).where(_U.c.name == name).values(**values))
+            else:
+                conn.execute(insert(_U).values(name=name, created_at=utcnow(), **values))
+
+    def get_user(self, name: str) -> dict | None:
+        """{"name", "role", "password_hash"} or None."""
+        with self._read() as conn:
+            row = conn.execute(select(_U.c.name, _U.c.role, _U.c.password_hash).where(_U.c.name == name)).first()
+        return dict(row._mapping) if row else None
+
+    def list_users(self) -> list[dict]:
+        with self._read() as conn:
+            return [dict(r._mapping) for r in conn.execute(select(_U.c.name, _U.c.role).order_by(_U.c.name))]
+
     # --- runs --------------------------------------------------------------------------------
     def save_run(self, run: Run) -> None:
         """Store (or replace) a run: its full JSON plus one row per evidence item."""
@@ -195,7 +218,8 @@ class Store:
                                 start_offset=s.start if s else None, end_offset=s.end if s else None,
                                 text_sha256=s.text_sha256 if s else None,
                                 verified=v.verified if v else None, rejection_reason=v.rejection_reason if v else None))
-        values = dict(question=run.question, backend=run.backend, created_at=_utc(run.created_at), payload=payload)
+        values = dict(question=run.question, backend=run.backend, created_at=_utc(run.created_at), payload=payload,
+                      payload_hmac=self.signer.sign("run", run.run_id, payload))
         for _ in range(_RETRIES):
             try:
                 with self._write() as conn:
@@ -260,7 +284,12 @@ class Store:
             ts = utcnow()
             values = dict(run_id=event.run_id, requirement_id=event.requirement_id, label=event.label,
                           reviewer=event.reviewer, note=event.note, timestamp=ts, previous_label=previous,
-                          verifier_verdict=verdict)
+                          verifier_verdict=verdict, kind=event.kind,
+                          evidence=event.evidence.model_dump_json() if event.evidence is not None else None)
+            prev_chain = conn.execute(
+                select(_EV.c.chain_hash).where(_EV.c.run_id == event.run_id).order_by(_EV.c.id.desc()).limit(1)
+            ).scalar()
+            values["chain_hash"] = self._chain(prev_chain, values)
             new_id = conn.execute(insert(_EV).values(**values)).inserted_primary_key[0]
         return event.model_copy(update=dict(id=new_id, timestamp=ts, previous_label=previous, verifier_verdict=verdict))
 
@@ -286,7 +315,55 @@ class Store:
             q = q.where(_EV.c.requirement_id == requirement_id)
         with self._read() as conn:
             rows = conn.execute(q).mappings().all()
-        return [ReviewEvent(**{**r, "timestamp": _utc(r["timestamp"])}) for r in rows]
+        return [ReviewEvent(**{**r, "timestamp": _utc(r["timestamp"]), "kind": r["kind"] or "label",
+                               "evidence": Evidence.model_validate_json(r["evidence"]) if r["evidence"] else None})
+                for r in rows]
+
+    def event_count(self, run_id: str) -> int:
+        """How many review events a run has: with the run ID, the key of its reviewed state."""
+        with self._read() as conn:
+            return conn.execute(select(func.count()).select_from(_EV).where(_EV.c.run_id == run_id)).scalar() or 0
+
+    # --- integrity ---------------------------------------------------------------------------
+    def _chain(self, prev: str | None, e) -> str:  # noqa: ANN001 - a row mapping or the values dict
+        return self.signer.sign("event", prev, e["run_id"], e["requirement_id"], e["label"], e["reviewer"],
+                                e["note"], _utc(e["timestamp"]).isoformat(), e["previous_label"], e["verifier_verdict"],
+                                e["kind"] or "label", e["evidence"])
+
+    def record_problems(self, run_id: str) -> list[str]:
+        """Why the stored record of this run cannot be trusted ([] when it can): its JSON no longer
+        carries the signature it was saved with (edited, or written outside the workbench), its
+        per-item verdict rows disagree with the JSON, or its review events break their hash chain
+        (an event altered, inserted or removed). What this cannot see: docs/design-notes.md."""
+        with self._read() as conn:
+            row = conn.execute(select(_R.c.payload, _R.c.payload_hmac).where(_R.c.run_id == run_id)).first()
+            if row is None:
+                raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
+            items = conn.execute(select(_RE.c.requirement_id, _RE.c.verified, _RE.c.text_sha256)
+                                 .where(_RE.c.run_id == run_id)).all()
+            events = conn.execute(select(_EV).where(_EV.c.run_id == run_id).order_by(_EV.c.id)).mappings().all()
+        problems = []
+        if not self.signer.check(row.payload_hmac, "run", run_id, row.payload):
+            problems.append("the run record does not match its signature (edited outside the workbench, or signed "
+                            "with another integrity key)")
+        else:
+            run = Run.model_validate_json(row.payload)
+            want = {ev.requirement_id: ((run.verification_for(ev.requirement_id) or None),
+                                        ev.span.text_sha256 if ev.span else None) for ev in run.evidence}
+            for rid, verified, sha in items:
+                v, want_sha = want.get(rid, (None, None))
+                if rid not in want or (v.verified if v else None) != verified or want_sha != sha:
+                    problems.append(f"the stored verdict row of {rid} disagrees with the signed run record")
+        prev, chained = None, False
+        for e in events:
+            if e["chain_hash"] is None:
+                if chained:
+                    problems.append(f"review event {e['id']} is not part of the review history's hash chain")
+                continue
+            if e["chain_hash"] != self._chain(prev, e):
+                problems.append(f"review event {e['id']} was altered, or an event before it was removed or inserted")
+            prev, chained = e["chain_hash"], True
+        return problems
 
     def current_labels(self, run_id: str | None = None) -> dict[tuple[str, str], ReviewEvent]:
         """(run_id, requirement_id) → the event that set the current human label; a reset (or no

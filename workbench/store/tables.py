@@ -63,6 +63,7 @@ class RunRow(Base):
     backend: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     payload: Mapped[str] = mapped_column(Text)  # models.Run as JSON
+    payload_hmac: Mapped[str | None] = mapped_column(String(64), nullable=True)  # store/signing.py
 
 
 class RunEvidenceRow(Base):
@@ -95,6 +96,10 @@ class ReviewEventRow(Base):
     timestamp: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     previous_label: Mapped[str | None] = mapped_column(String(16), nullable=True)
     verifier_verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    kind: Mapped[str] = mapped_column(String(16), server_default="label")  # label | added | adjudication
+    evidence: Mapped[str | None] = mapped_column(Text, nullable=True)  # models.Evidence JSON when kind is added
+    # HMAC over this event's fields and the previous event's chain_hash of the same run
+    chain_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     __table_args__ = (
         CheckConstraint("label IN ('supported', 'unsupported', 'reset')", name="ck_review_label"),
         Index("ix_review_events_run_req", "run_id", "requirement_id", "id"),
@@ -102,3 +107,16 @@ class ReviewEventRow(Base):
 
 
 metadata = Base.metadata
+
+
+class UserRow(Base):
+    """A local account for sign-in (an offline team): the password only as an scrypt hash with
+    its salt and cost (workbench.auth); OIDC users may have a row without one, for their role."""
+
+    __tablename__ = "users"
+    __table_args__ = (CheckConstraint("role IN ('reviewer', 'adjudicator', 'admin')", name="users_role"),)
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)

@@ -11,13 +11,13 @@ from collections.abc import Callable
 import streamlit as st
 
 from workbench.models import Answer
+from workbench.text.citations import ID_PATTERN, SENTENCE_ID_PATTERN
 
 # A citation is a bracket of one or more IDs: [REQ-P001] or [REQ-P001, REQ-P010].
-_ID = r"(?:REQ|SENT)-[A-Z]{0,2}\d+"
+_ID = rf"(?:{ID_PATTERN}|{SENTENCE_ID_PATTERN})"
 CITATION = re.compile(rf"\[({_ID}(?:\s*,\s*{_ID})*)\]")
 
-_JS = r"""
-const CIT = /\[((?:REQ|SENT)-[A-Z]{0,2}\d+(?:\s*,\s*(?:REQ|SENT)-[A-Z]{0,2}\d+)*)\]/g;
+_JS = "const CIT = /" + CITATION.pattern.replace("/", "\\/") + "/g;" + r"""
 function render(root, data, onCite) {
   root.innerHTML = "";
   for (const s of data.sentences) {

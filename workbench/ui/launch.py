@@ -2,6 +2,8 @@
 `streamlit run serve.py` (serve.py = app.py plus the viewer's page-image route).
 
     python -m workbench.ui.launch [--port 8501] [--address 127.0.0.1] [--no-sample]
+
+It listens on 127.0.0.1 unless WORKBENCH_LISTEN_ADDRESS (or --address) says otherwise.
 """
 
 from __future__ import annotations
@@ -58,9 +60,14 @@ def streamlit_command(port: int, address: str | None) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m workbench.ui.launch", description="Start the Evidence Workbench app.")
     ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8501)))
-    ap.add_argument("--address", default=None, help="interface to listen on (default: Streamlit's)")
+    ap.add_argument("--address", default=None,
+                    help="interface to listen on (default: WORKBENCH_LISTEN_ADDRESS, which is 127.0.0.1)")
     ap.add_argument("--no-sample", action="store_true", help="do not ingest the sample document")
     args = ap.parse_args(argv)
+    if not args.address:
+        from workbench.config import get_settings
+
+        args.address = get_settings().listen_address
     problem = port_problem(args.port, args.address)
     if problem:
         raise SystemExit(problem)
@@ -68,7 +75,11 @@ def main(argv: list[str] | None = None) -> None:
         msg = ensure_sample()
         if msg:
             print(msg, flush=True)
-    print(f"Evidence Workbench on http://{args.address or 'localhost'}:{args.port}/", flush=True)
+    print(f"Evidence Workbench on http://{args.address}:{args.port}/", flush=True)
+    if args.address not in ("127.0.0.1", "localhost", "::1"):
+        print(f"Listening on {args.address}: anyone who can reach this address can read the documents. "
+              "Turn sign-in on (WORKBENCH_SIGN_IN) and/or put an authenticating reverse proxy in front "
+              "(README, 'Serving others').", flush=True)
     os.chdir(ROOT)
     cmd = streamlit_command(args.port, args.address)
     os.execv(cmd[0], cmd)

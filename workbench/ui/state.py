@@ -12,7 +12,9 @@ QP_RUN = "run"
 QP_EVIDENCE = "evidence"
 
 # Session state
-REVIEWER = "reviewer_name"  # sidebar text input, asked once
+REVIEWER = "reviewer_name"  # sidebar text input, asked once (sign-in off)
+IDENTITY = "signed_in_identity"  # sign-in on: the Identity (as a dict) of who signed in
+ADJUDICATE = "review_adjudicate"  # Review: record the next label as an adjudication
 RUN = "selected_run"  # run id shown on Review / Answer / Dashboard / Export
 EVIDENCE = "selected_evidence"  # requirement id highlighted on Review
 SCROLL_TOKEN = "viewer_scroll_token"  # bumped on every selection so the viewer re-scrolls
@@ -82,5 +84,15 @@ def write_query_params(run_id: str | None, requirement_id: str | None = None) ->
         st.query_params.from_dict(want)
 
 
+def identity():
+    """The signed-in Identity (sign-in on), else None."""
+    from workbench.models import Identity
+
+    raw = st.session_state.get(IDENTITY)
+    return Identity(**raw) if raw else None
+
+
 def reviewer() -> str:
-    return (st.session_state.get(REVIEWER) or "").strip()
+    """Who the next decision is recorded for: the signed-in name, else the sidebar's."""
+    ident = identity()
+    return ident.name if ident else (st.session_state.get(REVIEWER) or "").strip()

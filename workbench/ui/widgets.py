@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.errors import WorkbenchError
+from workbench.errors import ReviewerRequiredError, WorkbenchError
 from workbench.models import Answer, Run
 from workbench.service import Workbench
-from workbench.ui import state
+from workbench.ui import safe, state
 
 
 def run_label(run: Run) -> str:
@@ -27,7 +27,8 @@ def run_picker(wb: Workbench, key: str) -> Run | None:
     current = st.session_state.get(state.RUN)
     if current not in by_id:
         if current:
-            st.warning(f"Run {current!r} was not found in this workspace; showing the latest run instead.")
+            st.warning(f"The run named in the link ({safe.text(current)}) is not in this workspace; "
+                       "showing the latest run instead.")
         current = runs[0].run_id
         state.select_run(current)
     ids = list(by_id)
@@ -54,8 +55,11 @@ def confidence_badge(answer: Answer) -> str:
 
 
 def show_error(e: Exception) -> None:
-    """User errors as the service words them; anything else is a bug and shown as one."""
-    if isinstance(e, WorkbenchError):
-        st.error(str(e), icon=":material/error:")
+    """User errors as the service words them, with the remedy in the app's terms where the
+    error leaves that to the front end; anything else is a bug and shown as one."""
+    if isinstance(e, ReviewerRequiredError):
+        st.error(f"{safe.text(e)}: enter your **Reviewer name** in the sidebar.", icon=":material/error:")
+    elif isinstance(e, WorkbenchError):
+        st.error(safe.text(e), icon=":material/error:")
     else:
         st.exception(e)

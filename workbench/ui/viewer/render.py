@@ -11,6 +11,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
+from workbench.pdf.render import PageImages
+
 ZOOMS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0)
 
 
@@ -25,7 +27,7 @@ class PageRenderer:
     def __init__(self, load_pdf: Callable[[str], bytes], max_images: int = 192, max_docs: int = 4):
         self._load_pdf = load_pdf
         self._paths: dict[str, Path] = {}
-        self._docs: OrderedDict[str, tuple[object, threading.Lock]] = OrderedDict()
+        self._docs: OrderedDict[str, tuple[PageImages, threading.Lock]] = OrderedDict()
         self._images: OrderedDict[tuple[str, int, float], bytes] = OrderedDict()
         self._inflight: dict[tuple[str, int, float], threading.Event] = {}
         self._lock = threading.Lock()
@@ -38,17 +40,14 @@ class PageRenderer:
         """Serve a PDF from a path instead of the workspace (the viewer benchmark)."""
         self._paths[document_id] = Path(path)
 
-    def _doc(self, document_id: str):
-        import pymupdf
-
+    def _doc(self, document_id: str) -> tuple[PageImages, threading.Lock]:
         with self._lock:
             if document_id in self._docs:
                 self._docs.move_to_end(document_id)
                 return self._docs[document_id]
         path = self._paths.get(document_id)
         data = path.read_bytes() if path else self._load_pdf(document_id)
-        doc = pymupdf.open(stream=data, filetype="pdf")
-        entry = (doc, threading.Lock())
+        entry = (PageImages(data), threading.Lock())
         with self._lock:
             self._docs[document_id] = entry
             while len(self._docs) > self.max_docs:
@@ -61,7 +60,7 @@ class PageRenderer:
         if document_id not in self._sizes:
             doc, lock = self._doc(document_id)
             with lock:
-                self._sizes[document_id] = [(round(p.rect.width, 2), round(p.rect.height, 2)) for p in doc]
+                self._sizes[document_id] = doc.page_sizes()
         return self._sizes[document_id]
 
     def render(self, document_id: str, page: int, zoom: float) -> bytes:
@@ -80,12 +79,7 @@ class PageRenderer:
         try:
             doc, lock = self._doc(document_id)
             with lock:
-                if not 1 <= page <= doc.page_count:
-                    raise IndexError(f"page {page} is outside 1..{doc.page_count}")
-                import pymupdf
-
-                pix = doc[page - 1].get_pixmap(matrix=pymupdf.Matrix(key[2], key[2]), alpha=False)
-                img = pix.tobytes("jpeg", jpg_quality=82)
+                img = doc.jpeg(page, key[2])
                 self.renders += 1
             with self._lock:
                 self._images[key] = img

@@ -1,0 +1,133 @@
+"""`ask` on the 31 CUAD contracts with PDFs (held out: nothing is tuned on them): for each
+(contract, category question), does the verified evidence contain the lawyers' gold clause, and
+is a category the contract lacks answered NO_AUTHORITATIVE_EVIDENCE?
+
+    .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR]
+
+The questions below were written in plain language before any result was seen. A pair counts
+as found when a verified quote shares a run of at least 8 consecutive words (or the whole gold
+piece, when shorter) with a gold clause piece (`<omitted>` splits pieces). Results go to stdout
+and bench/out/bench_cuad.json (per pair: verified quotes, result, hit)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CUAD = ROOT.parent / "shared" / "corpus" / "cuad"
+OUT = ROOT / "bench" / "out"
+
+QUESTIONS: dict[str, str] = {
+    "Governing Law": "Which state's or country's law governs this agreement?",
+    "Termination For Convenience": "Can a party terminate this agreement for convenience, without cause, by giving notice?",
+    "Non-Compete": "Is a party restricted from competing with the other party or from operating a competing business?",
+    "Exclusivity": "Does the agreement grant exclusive rights or require a party to deal exclusively with the other?",
+    "Expiration Date": "When does the initial term of this agreement expire?",
+    "Renewal Term": "Does the agreement renew automatically, and for how long is each renewal term?",
+    "Anti-Assignment": "Can a party assign this agreement without the other party's consent?",
+    "Cap On Liability": "Is either party's liability capped or limited to a maximum amount?",
+    "Audit Rights": "Does a party have the right to audit the other party's books or records?",
+    "Insurance": "What insurance must a party maintain?",
+}
+MIN_RUN = 8
+_W = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> list[str]:
+    return _W.findall(text.lower().replace("\u2019", "'"))
+
+
+def longest_common_run(a: list[str], b: list[str]) -> int:
+    best = 0
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0] * (len(b) + 1)
+        for j, y in enumerate(b, 1):
+            if x == y:
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best
+
+
+def hit(quotes: list[str], gold: list[str]) -> bool:
+    pieces = [words(p) for g in gold for p in g.split("<omitted>") if words(p)]
+    for q in quotes:
+        qw = words(q)
+        for p in pieces:
+            if longest_common_run(qw, p) >= min(MIN_RUN, len(p), len(qw)):
+                return True
+    return False
+
+
+def load_gold() -> dict[str, dict[str, list[str]]]:
+    out: dict[str, dict[str, list[str]]] = {}
+    with open(CUAD / "master_clauses_subset.csv", newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            name = Path(row["Filename"]).stem
+            out[name] = {c: [str(x) for x in ast.literal_eval(row[c] or "[]")] for c in QUESTIONS}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--limit", type=int, default=0, help="first N contracts only")
+    ap.add_argument("--workspace", default=str(OUT / "cuad_ws"), help="kept between runs: ingest once")
+    ap.add_argument("--tag", default="", help="suffix of the output file")
+    a = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from workbench.config import Settings
+    from workbench.models import NO_AUTHORITATIVE_EVIDENCE
+    from workbench.service import Workbench
+
+    gold = load_gold()
+    pdfs = sorted(p for p in (CUAD / "pdf").iterdir() if p.suffix.lower() == ".pdf")
+    if a.limit:
+        pdfs = pdfs[:a.limit]
+    wb = Workbench(Settings(data_dir=Path(a.workspace)))
+    rows = []
+    t_ask = 0.0
+    n_ask = 0
+    for pdf in pdfs:
+        doc = wb.ingest(str(pdf), source_type="contract")
+        g = gold.get(pdf.stem)
+        if g is None:
+            print(f"no gold row for {pdf.name}", file=sys.stderr)
+            continue
+        for cat, q in QUESTIONS.items():
+            t = time.perf_counter()
+            run, = wb.ask([q], [doc.id])
+            t_ask += time.perf_counter() - t
+            n_ask += 1
+            ok = {v.requirement_id for v in run.verifications if v.verified}
+            quotes = [e.exact_quote for e in run.evidence if e.requirement_id in ok]
+            nae = run.answer.result == NO_AUTHORITATIVE_EVIDENCE
+            rows.append({"contract": pdf.stem, "category": cat, "has_gold": bool(g[cat]), "nae": nae,
+                         "hit": hit(quotes, g[cat]) if g[cat] else None, "verified": quotes,
+                         "confidence": run.answer.grounding_confidence})
+    pos = [r for r in rows if r["has_gold"]]
+    neg = [r for r in rows if not r["has_gold"]]
+    per_cat = {c: {"found": sum(r["hit"] for r in pos if r["category"] == c),
+                   "with_gold": sum(r["category"] == c for r in pos),
+                   "nae_when_absent": sum(r["nae"] for r in neg if r["category"] == c),
+                   "absent": sum(r["category"] == c for r in neg)} for c in QUESTIONS}
+    summary = {"contracts": len(pdfs), "pairs": len(rows),
+               "found_rate": round(sum(r["hit"] for r in pos) / max(1, len(pos)), 3), "with_gold": len(pos),
+               "nae_rate_when_absent": round(sum(r["nae"] for r in neg) / max(1, len(neg)), 3), "absent": len(neg),
+               "green_when_absent": sum(r["confidence"] == "high" for r in neg),
+               "mean_ask_s": round(t_ask / max(1, n_ask), 3), "per_category": per_cat}
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"bench_cuad{a.tag}.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,158 @@
+"""A library of contracts: ingest + index throughput, and retrieval latency through the library
+index (llama-index vector store over FAISS) against the former numpy path.
+
+    nice -n 10 .venv/bin/python -m bench.bench_library build   [--words 2500] [--docs 410]
+    nice -n 10 .venv/bin/python -m bench.bench_library latency [--repeat 30]
+    nice -n 10 .venv/bin/python -m bench.bench_library workers --workers 1 [--docs 40]   (needs Redis)
+
+The library: ../shared/corpus/cuad-train/txt rendered to PDF with PyMuPDF (the first --words words
+of each contract, to bound the embedding on a shared 2-core machine), the 31 CUAD PDFs in full,
+and NIST SP 800-171. Data lives in bench/out/library/ (kept between runs: `latency` reuses
+`build`'s index). Prints one JSON object per line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import ROOT, peak_rss_mb, render_text_pdf, require_corpus
+
+OUT = ROOT / "bench" / "out" / "library"
+QUESTIONS = [
+    "Which state's law governs the agreement?",
+    "Can either party terminate the agreement for convenience?",
+    "Is there a non-compete or exclusivity obligation?",
+    "What is the cap on liability?",
+    "How long does the agreement last and does it renew automatically?",
+    "Who owns the intellectual property developed under the agreement?",
+    "Is assignment of the agreement to a third party allowed?",
+    "What are the audit rights of the parties?",
+]
+
+
+def emit(**kw) -> None:
+    print(json.dumps(kw), flush=True)
+
+
+def library_pdfs(words: int, limit: int) -> list[Path]:
+    """Rendered cuad-train contracts (cached), the CUAD PDFs and NIST SP 800-171; at most `limit`."""
+    corpus = require_corpus()
+    pdf_dir = OUT / f"pdfs-{words}"
+    pdf_dir.mkdir(parents=True, exist_ok=True)
+    out = [corpus / "pdfs" / "regulatory" / "NIST.SP.800-171r2.pdf"]
+    out += sorted((corpus / "cuad" / "pdf").glob("*.[pP][dD][fF]"))
+    for txt in sorted((corpus / "cuad-train" / "txt").glob("*.txt")):
+        if len(out) >= limit:
+            break
+        pdf = pdf_dir / (txt.stem[:80] + ".pdf")
+        if not pdf.exists():
+            body = txt.read_text(errors="replace").split(" ")
+            render_text_pdf(" ".join(body[:words]), pdf)
+        out.append(pdf)
+    return out[:limit]
+
+
+def settings(data: Path):
+    from workbench.config import Settings
+
+    return Settings(data_dir=data, index_on_ingest=False)
+
+
+def cmd_build(args) -> None:
+    from workbench.service import Workbench
+
+    pdfs = library_pdfs(args.words, args.docs)
+    wb = Workbench(settings(OUT / "data"))
+    t0 = time.perf_counter()
+    chunks = 0
+    for n, pdf in enumerate(pdfs, 1):
+        doc = wb.ingest(pdf, pdf.name, source_type="contract")
+        parsed = wb.parsed(doc.id)
+        wb.retriever.index(parsed)
+        chunks += len(wb.retriever.store.get(parsed).chunks)
+        if n % 50 == 0:
+            emit(progress=n, seconds=round(time.perf_counter() - t0, 1), chunks=chunks)
+    dt = time.perf_counter() - t0
+    emit(phase="build", documents=len(pdfs), chunks=chunks, seconds=round(dt, 1),
+         docs_per_s=round(len(pdfs) / dt, 2), chunks_per_s=round(chunks / dt, 1),
+         library_vectors=wb.retriever.store.library.ntotal, peak_rss_mb=round(peak_rss_mb()))
+
+
+def pct(xs: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(xs) * 1000, q))
+
+
+def cmd_latency(args) -> None:
+    from workbench.index.retrieve import Retriever
+    from workbench.service import Workbench
+
+    wb = Workbench(settings(OUT / "data"))
+    t0 = time.perf_counter()
+    docs = [wb.parsed(d.id) for d in wb.documents()]
+    emit(phase="load_parsed", documents=len(docs), seconds=round(time.perf_counter() - t0, 1),
+         rss_mb=round(peak_rss_mb()))
+    nist = next(d for d in docs if d.document.filename.startswith("NIST.SP.800-171"))
+    rng = np.random.default_rng(7)
+    ten = [docs[i] for i in rng.choice(len(docs), 10, replace=False)]
+    r: Retriever = wb.retriever
+    t0 = time.perf_counter()
+    r.retrieve(QUESTIONS[0], docs, top_k=8)  # loads every document's chunks, the library, BM25 union
+    emit(phase="first_question_whole_library", seconds=round(time.perf_counter() - t0, 2), rss_mb=round(peak_rss_mb()))
+
+    def numpy_cosines(question, indexes, n):  # the former path: concatenated vectors.npy @ q
+        qvec = r.embedder.embed([question])[0]
+        return qvec, np.concatenate([di.chunk_units.vectors for di in indexes]) @ qvec
+
+    llama_cosines = r._cosines
+    for scope, subset in (("whole_library", docs), ("ten_documents", ten), ("nist_sp800_171", [nist])):
+        n_chunks = sum(len(r.store.get(d).chunks) for d in subset)
+        for path, fn in (("llama_index_faiss", llama_cosines), ("numpy", numpy_cosines)):
+            r._cosines = fn
+            for q in QUESTIONS[:2]:
+                r.retrieve(q, subset, top_k=8)  # warm
+            times, cos_times = [], []
+            for i in range(args.repeat):
+                q = QUESTIONS[i % len(QUESTIONS)] + ("" if i < len(QUESTIONS) else f" ({i})")
+                t = time.perf_counter()
+                r.retrieve(q, subset, top_k=8)
+                times.append(time.perf_counter() - t)
+                indexes = [r.store.get(d) for d in subset]
+                t = time.perf_counter()
+                fn(q, indexes, n_chunks)
+                cos_times.append(time.perf_counter() - t)
+            emit(phase="latency", scope=scope, path=path, documents=len(subset), chunks=n_chunks, repeat=args.repeat,
+                 retrieve_p50_ms=round(pct(times, 50), 1), retrieve_p95_ms=round(pct(times, 95), 1),
+                 vector_step_p50_ms=round(pct(cos_times, 50), 1), vector_step_p95_ms=round(pct(cos_times, 95), 1))
+        r._cosines = llama_cosines
+        a = [c.chunk_id for c in r.retrieve(QUESTIONS[3], subset, top_k=8)]
+        r._cosines = numpy_cosines
+        b = [c.chunk_id for c in r.retrieve(QUESTIONS[3], subset, top_k=8)]
+        r._cosines = llama_cosines
+        emit(phase="same_results", scope=scope, identical_top8=a == b)
+    emit(phase="memory", peak_rss_mb=round(peak_rss_mb()), note="app process: parsed docs + library + BM25 unions")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("phase", choices=["build", "latency", "workers"])
+    ap.add_argument("--words", type=int, default=2500)
+    ap.add_argument("--docs", type=int, default=411)
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--workers", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.phase == "build":
+        cmd_build(args)
+    elif args.phase == "latency":
+        cmd_latency(args)
+    else:
+        from bench.bench_jobs import cmd_workers
+
+        cmd_workers(args, library_pdfs(args.words, args.docs), emit)
+
+
+if __name__ == "__main__":
+    main()

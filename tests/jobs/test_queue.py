@@ -1,0 +1,124 @@
+"""Jobs on the real queue (RQ on the local Redis) with `workbench worker` processes, driven
+through the CLI: ids printed, progress and results visible to any reader, failures explained,
+and a worker killed mid-run costs nothing but time."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.jobs.conftest import cli, start_worker
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+POLICY = ("Access Control Policy. Employees must use multifactor authentication for remote access to "
+          "company systems. Audit logs must be retained for at least three years by the security team.")
+
+
+def _rows(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_cli_queues_an_ask_a_worker_runs_it_and_jobs_shows_it_finished(queue_env, make_pdf):
+    pdf = make_pdf([POLICY], name="policy.pdf")
+    sent = cli(queue_env, "ask", str(pdf), "--question", "How long must audit logs be retained?", "--queue", "--json")
+    assert sent.returncode == 0, sent.stderr
+    ((job,),) = [list(r.values()) for r in _rows(sent.stdout)]
+    listed = _rows(cli(queue_env, "jobs", "--json").stdout)
+    assert [(r["job_id"], r["kind"], r["status"]) for r in listed] == [(job, "ask", "queued")]
+
+    worker = start_worker(queue_env, "--burst")
+    assert worker.wait(timeout=600) == 0, worker.stderr.read()
+    waited = cli(queue_env, "wait", job, "--timeout", "60", "--json")
+    assert waited.returncode == 0, waited.stderr
+    (row,) = _rows(cli(queue_env, "jobs", "--json").stdout)
+    assert row["status"] == "finished" and row["progress"] == 1.0 and row["run_ids"] == [f"{job}-1"]
+    shown = json.loads(cli(queue_env, "show", row["run_ids"][0], "--json").stdout.splitlines()[0])
+    assert "three years" in json.dumps(shown)
+
+
+def test_a_job_that_fails_says_why_and_is_not_retried(queue_env, tmp_path):
+    bad = tmp_path / "notes.pdf"
+    bad.write_text("this is not a PDF")
+    claims = tmp_path / "claims.txt"
+    claims.write_text("Logs are kept for three years.\n")
+    sent = cli(queue_env, "verify", str(bad), "--claims", str(claims), "--queue")
+    assert sent.returncode == 0, sent.stderr
+    job = sent.stdout.strip()
+    worker = start_worker(queue_env, "--burst")
+    assert worker.wait(timeout=600) == 0
+    waited = cli(queue_env, "wait", job, "--timeout", "30", "--json")
+    assert waited.returncode == 1
+    (row,) = _rows(waited.stdout)
+    assert row["status"] == "failed" and row["attempts"] == 1
+    assert "notes.pdf" in row["error"] and "PDF" in row["error"]
+    assert f"{job}: " in waited.stderr
+
+
+def test_without_a_queue_url_queue_is_refused_with_the_way_out(data_dir, make_pdf, monkeypatch):
+    from tests.conftest import ROOT
+
+    monkeypatch.delenv("WORKBENCH_QUEUE_URL", raising=False)
+    env = {k: v for k, v in os.environ.items() if k != "WORKBENCH_QUEUE_URL"} | {"PYTHONPATH": str(ROOT)}
+    out = cli(env, "ingest", str(make_pdf([POLICY])), "--queue")
+    assert out.returncode == 2 and "WORKBENCH_QUEUE_URL" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_crash_drill_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothing(queue_env, corpus: Path):
+    """2 workers, 6 queued runs over corpus PDFs, one worker SIGKILLed in the middle of a run."""
+    names = ("CURAEGISTECHNOLOGIES", "DRAGONSYSTEMSINC", "ACCELERATEDTECHNOLOGIESHOLDINGCORP")
+    pdfs = [next((corpus / "cuad" / "pdf").glob(n + "*")) for n in names]
+    questions = ["What is the term of the agreement?", "Which law governs the agreement?"]
+    jobs = []
+    for pdf in pdfs:
+        for q in questions:
+            sent = cli(queue_env, "ask", str(pdf), "--question", q, "--queue", "--json")
+            assert sent.returncode == 0, sent.stderr
+            jobs.append(_rows(sent.stdout)[0]["job_id"])
+    assert len(jobs) == 6
+
+    from redis import Redis
+    from rq import Queue, Worker
+
+    conn = Redis.from_url(queue_env["WORKBENCH_QUEUE_URL"])
+    queue = Queue(queue_env["WORKBENCH_QUEUE_NAME"], connection=conn)
+    workers = [start_worker(queue_env), start_worker(queue_env)]
+    try:
+        victim, killed_job = None, None
+        deadline = time.monotonic() + 300
+        while victim is None and time.monotonic() < deadline:  # the first worker seen in a run
+            for w in Worker.all(queue=queue):
+                job_id = w.get_current_job_id()
+                proc = next((p for p in workers if w.name.endswith(f"-{p.pid}")), None)
+                if job_id and proc is not None:
+                    victim, killed_job = proc, job_id
+                    break
+            time.sleep(0.2)
+        assert victim is not None, "no worker started a job"
+        time.sleep(1.0)  # well inside the run: indexing and the pipeline take several seconds
+        os.kill(victim.pid, signal.SIGKILL)
+        victim.wait(timeout=30)
+
+        waited = cli(queue_env, "wait", *jobs, "--timeout", "600", "--json")
+        assert waited.returncode == 0, waited.stdout + waited.stderr
+    finally:
+        for p in workers:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in workers:
+            try:
+                p.wait(timeout=60)
+            except Exception:  # noqa: BLE001
+                p.kill()
+
+    rows = {r["job_id"]: r for r in _rows(cli(queue_env, "jobs", "--json").stdout)}
+    assert set(rows) == set(jobs)
+    assert all(r["status"] == "finished" for r in rows.values()), rows
+    assert rows[killed_job]["attempts"] == 2  # started again by the other worker
+    stored = [r["run_id"] for r in _rows(cli(queue_env, "runs", "--json").stdout)]
+    assert sorted(stored) == sorted(f"{j}-1" for j in jobs)  # each run stored exactly once

@@ -1,0 +1,87 @@
+"""The workspace's parsed-document cache: keyed by parser version and SHA-256, without a second
+copy of the PDF bytes, bounded in memory, and loud (logged) when it has to rebuild."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import pickle
+
+import pytest
+
+from workbench.pdf import open_pdf
+from workbench.pdf.cache import PARSER_VERSION, ParsedCache
+
+
+@pytest.fixture
+def pdfs(make_pdf):
+    """Three stored PDFs by id, and a parse function that counts its calls."""
+    data = {}
+    for i in range(3):
+        raw = make_pdf([f"Document {i} says the tenant shall pay rent."], name=f"d{i}.pdf").read_bytes()
+        data[hashlib.sha256(raw).hexdigest()] = raw
+    calls: list[str] = []
+
+    def parse(doc_id: str):
+        calls.append(doc_id)
+        return open_pdf(data[doc_id])
+
+    return data, parse, calls
+
+
+def test_the_file_is_named_by_sha256_and_parser_version_and_holds_no_pdf_bytes(pdfs, tmp_path):
+    data, parse, _ = pdfs
+    doc_id, raw = next(iter(data.items()))
+    cache = ParsedCache(tmp_path, parse)
+    parsed = cache.get(doc_id)
+    path = tmp_path / f"{doc_id}.v{PARSER_VERSION}.pkl"
+    assert cache.path(doc_id) == path and path.is_file()
+    assert raw not in path.read_bytes()  # the store keeps the bytes; the cache does not copy them
+    assert parsed.pdf_bytes is None and "tenant shall pay rent" in parsed.text
+
+
+def test_a_new_workspace_reads_the_file_instead_of_parsing_again(pdfs, tmp_path):
+    data, parse, calls = pdfs
+    doc_id = next(iter(data))
+    text = ParsedCache(tmp_path, parse).get(doc_id).text
+    assert ParsedCache(tmp_path, parse).get(doc_id).text == text
+    assert calls == [doc_id]
+
+
+def test_a_corrupt_file_is_logged_and_rebuilt(pdfs, tmp_path, caplog):
+    data, parse, calls = pdfs
+    doc_id = next(iter(data))
+    cache = ParsedCache(tmp_path, parse)
+    cache.get(doc_id)
+    cache.path(doc_id).write_bytes(b"not a pickle")
+    with caplog.at_level(logging.WARNING, logger="workbench.pdf.cache"):
+        assert "tenant" in ParsedCache(tmp_path, parse).get(doc_id).text
+    assert len(calls) == 2 and "unreadable" in caplog.text and doc_id in caplog.text
+    with cache.path(doc_id).open("rb") as fh:
+        assert pickle.load(fh)[:2] == (PARSER_VERSION, doc_id)  # rewritten
+
+
+def test_a_file_for_another_document_or_parser_version_is_not_used(pdfs, tmp_path, caplog):
+    data, parse, calls = pdfs
+    a, b, _ = data
+    cache = ParsedCache(tmp_path, parse)
+    other = cache.get(b)
+    with cache.path(a).open("wb") as fh:
+        pickle.dump((PARSER_VERSION, a, other), fh)  # says a, holds b
+    with caplog.at_level(logging.WARNING, logger="workbench.pdf.cache"):
+        assert ParsedCache(tmp_path, parse).get(a).document.id == a
+    with cache.path(a).open("wb") as fh:
+        pickle.dump((PARSER_VERSION - 1, a, other), fh)
+    assert ParsedCache(tmp_path, parse).get(a).document.id == a
+    assert calls == [b, a, a] and "another document or parser version" in caplog.text
+
+
+def test_memory_holds_at_most_max_docs(pdfs, tmp_path):
+    data, parse, _ = pdfs
+    a, b, c = data
+    cache = ParsedCache(tmp_path, parse, max_docs=2)
+    first = cache.get(a)
+    assert cache.get(a) is first
+    cache.get(b)
+    cache.get(c)  # evicts a, the least recently used
+    assert cache.get(a) is not first and cache.get(a).text == first.text  # back from disk

@@ -1,0 +1,60 @@
+"""The layers as the design notes state them: pages call the service (plus the shared
+vocabulary and the UI helpers); only workbench/ui imports streamlit; only workbench/pdf draws
+PDFs; imports point down."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted([ROOT / "app.py", *(ROOT / "pages").glob("*.py")])
+LIBRARY = sorted((ROOT / "workbench").rglob("*.py"))
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a file imports, at any depth (lazy imports included)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module)
+            out |= {f"{node.module}.{a.name}" for a in node.names}
+    return out
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=rel)
+def test_pages_reach_the_library_through_the_service_only(page):
+    allowed = ("workbench.service", "workbench.models", "workbench.errors", "workbench.ui")
+    wrong = {m for m in imports(page) if m.startswith("workbench") and m != "workbench"
+             and not m.startswith(allowed)}
+    assert not wrong, f"{rel(page)} imports {sorted(wrong)}: add a service function instead"
+
+
+def test_only_the_ui_package_imports_streamlit():
+    users = [rel(p) for p in LIBRARY if any(m.split(".")[0] == "streamlit" for m in imports(p))]
+    assert all(u.startswith("workbench/ui/") for u in users), users
+
+
+def test_only_the_pdf_layer_and_the_annotated_pdf_export_use_pymupdf():
+    users = {rel(p) for p in LIBRARY if any(m.split(".")[0] in ("pymupdf", "fitz") for m in imports(p))}
+    assert {u for u in users if not u.startswith("workbench/pdf/")} <= {"workbench/export/annotated_pdf.py"}, users
+
+
+@pytest.mark.parametrize(("package", "below"), [
+    ("workbench/index", ("workbench.backends", "workbench.pipeline", "workbench.service", "workbench.ui")),
+    ("workbench/backends", ("workbench.pipeline", "workbench.service", "workbench.ui", "workbench.index")),
+    ("workbench/pdf", ("workbench.backends", "workbench.pipeline", "workbench.index", "workbench.service",
+                       "workbench.ui")),
+])
+def test_imports_point_down(package, below):
+    wrong = {rel(p): sorted(m for m in imports(p) if m.startswith(below))
+             for p in LIBRARY if rel(p).startswith(package + "/")}
+    assert not {k: v for k, v in wrong.items() if v}

@@ -1,0 +1,105 @@
+"""workbench.review.reviewed_run, a pure function of (run, events, hash problems): final
+statuses with both verdicts, the answer recomposed from them with auditable revisions, two
+reviewers' disagreement and its adjudication, and reviewer-added evidence."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from workbench.models import Answer, Evidence, ReviewEvent, Run, SentenceSupport, Span, Verification
+from workbench.review import reviewed_run
+
+QUOTES = [
+    "The Supplier shall deliver the goods within thirty days of the order.",
+    "The Buyer shall pay each invoice within sixty days of receipt.",
+    "This Agreement shall be governed by the laws of the State of New York.",
+]
+
+
+def _span(i: int, text: str) -> Span:
+    return Span(document_id="d" * 64, page=1, pages=[1], start=i * 100, end=i * 100 + len(text), text=text,
+                text_sha256="0" * 64, rects=[(1, 10.0, 10.0 + i * 20, 300.0, 22.0 + i * 20)])
+
+
+def _run(verdicts=(True, True, False)) -> Run:
+    evs = [Evidence(requirement_id=f"REQ-C00{i + 1}", source_type="contract", document_id="d" * 64, exact_quote=q,
+                    chunk_id="c", span=_span(i, q)) for i, q in enumerate(QUOTES)]
+    vs = [Verification(requirement_id=e.requirement_id, verified=ok, score=0.9 - i / 10,
+                       rejection_reason=None if ok else "does_not_address_question")
+          for i, (e, ok) in enumerate(zip(evs, verdicts, strict=True))]
+    sents = [SentenceSupport(text=f"{q[:-1]} [{e.requirement_id}].", citations=[e.requirement_id], supported=True)
+             for e, q, ok in zip(evs, QUOTES, verdicts, strict=True) if ok]
+    ans = Answer(final_answer=" ".join(s.text for s in sents), sentences=sents, support_ratio=1.0,
+                 citation_coverage=1.0, grounding_confidence="medium")
+    return Run(run_id="r1", question="What are the parties' obligations?", document_ids=["d" * 64], evidence=evs,
+               verifications=vs, answer=ans)
+
+
+def _ev(i: int, rid: str, label: str, who: str = "ann", kind: str = "label", evidence=None) -> ReviewEvent:
+    return ReviewEvent(id=i, run_id="r1", requirement_id=rid, label=label, reviewer=who, kind=kind,
+                       evidence=evidence, timestamp=datetime(2026, 1, 1, 0, 0, i, tzinfo=UTC))
+
+
+def test_without_events_the_reader_sees_the_machine_answer():
+    run = _run()
+    rr = reviewed_run(run, [])
+    assert rr.answer == run.answer and rr.revisions == [] and rr.badge == "green"
+    assert [s.final_status for s in rr.statuses] == ["supported", "supported", "unsupported"]
+
+
+def test_a_rejected_item_marked_supported_is_cited_and_the_revision_names_the_event():
+    rr = reviewed_run(_run(), [_ev(7, "REQ-C003", "supported")])
+    s = rr.status_for("REQ-C003")
+    assert (s.verifier_verdict, s.human_label, s.final_status) == ("unsupported", "supported", "supported")
+    assert "REQ-C003" in rr.answer.sentences[-1].citations and rr.answer.sentences[-1].supported
+    assert rr.answer.support_ratio == 1.0 and rr.answer.citation_coverage == 1.0
+    (rev,) = rr.revisions
+    assert rev.triggered_by == [7] and rev.now_citable == ["REQ-C003"] and rev.added_sentences
+    assert rr.machine_answer.final_answer.count("[REQ-") == 2  # the machine answer stays as composed
+
+
+def test_rejecting_the_only_supported_items_leaves_no_authoritative_evidence():
+    rr = reviewed_run(_run(), [_ev(1, "REQ-C001", "unsupported"), _ev(2, "REQ-C002", "unsupported")])
+    assert rr.answer.result == "NO_AUTHORITATIVE_EVIDENCE" and not rr.answer.sentences
+    assert rr.answer.grounding_confidence == "insufficient" and rr.badge == "red"
+    assert [r.triggered_by for r in rr.revisions] == [[1], [2]]
+
+
+def test_a_reset_restores_the_machine_answer():
+    run = _run()
+    rr = reviewed_run(run, [_ev(1, "REQ-C001", "unsupported"), _ev(2, "REQ-C001", "reset")])
+    assert rr.answer == run.answer and len(rr.revisions) == 2
+
+
+def test_hash_problems_make_an_item_unsupported_and_recompose_without_events():
+    rr = reviewed_run(_run(), [], {"REQ-C001": "tampered"})
+    assert rr.status_for("REQ-C001").final_status == "unsupported" and not rr.status_for("REQ-C001").hash_ok
+    assert "REQ-C001" not in rr.answer.final_answer
+    assert rr.revisions[0].triggered_by == [] and rr.run.verification_for("REQ-C001").rejection_reason == "hash_mismatch"
+
+
+def test_two_reviewers_disagreeing_show_both_until_an_adjudicator_settles_it():
+    events = [_ev(1, "REQ-C002", "supported", "ann"), _ev(2, "REQ-C002", "unsupported", "bob")]
+    s = reviewed_run(_run(), events).status_for("REQ-C002")
+    assert s.conflict and s.reviewer_labels == {"ann": "supported", "bob": "unsupported"}
+    settled = reviewed_run(_run(), [*events, _ev(3, "REQ-C002", "supported", "cy", kind="adjudication"),
+                                    _ev(4, "REQ-C002", "unsupported", "bob")]).status_for("REQ-C002")
+    assert not settled.conflict and settled.adjudicated
+    assert (settled.human_label, settled.reviewer) == ("supported", "cy")  # a later plain label does not undo it
+
+
+def test_reviewer_added_evidence_is_a_human_supported_item_the_answer_cites():
+    q = "Either party may terminate this Agreement upon ninety days written notice."
+    added = Evidence(requirement_id="REQ-C009", source_type="contract", document_id="d" * 64, exact_quote=q,
+                     chunk_id="reviewer", span=_span(5, q))
+    rr = reviewed_run(_run(), [_ev(1, "REQ-C009", "supported", kind="added", evidence=added)])
+    s = rr.status_for("REQ-C009")
+    assert s.human_added and s.final_status == "supported" and s.verifier_verdict == "unsupported"
+    assert any("REQ-C009" in x.citations for x in rr.answer.sentences)
+
+
+def test_a_sentence_label_follows_its_sentence_through_a_revision():
+    events = [_ev(1, "SENT-2", "unsupported"), _ev(2, "REQ-C001", "unsupported")]
+    rr = reviewed_run(_run(), events)
+    (only,) = rr.answer.sentences  # sentence 1 dropped; the labelled one is now first
+    assert only.citations == ["REQ-C002"] and not only.supported and rr.answer.support_ratio == 0.0

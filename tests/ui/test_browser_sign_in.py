@@ -1,0 +1,60 @@
+"""Sign-in on, in real Chromium: nothing is shown before a login, a decision records the
+signed-in identity, and a reviewer cannot record an adjudication."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.ui.conftest import PAGE1, PAGE2, seed_run
+from tests.ui.test_browser import browser, streamlit_idle  # noqa: F401 - the browser fixture
+from workbench.ui.devserver import AppServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_a_reviewer_signs_in_their_decision_carries_their_identity_and_adjudicating_is_refused(
+        tmp_path, browser, make_pdf, monkeypatch):  # noqa: F811
+    from workbench.config import Settings, get_settings
+    from workbench.service import Workbench
+
+    data = tmp_path / "workspace"
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(data))
+    get_settings.cache_clear()
+    wb = Workbench(Settings(data_dir=data, sign_in=True))
+    doc = wb.ingest(make_pdf([PAGE1, PAGE2], name="policy.pdf"), "policy.pdf", source_type="policy")
+    run = seed_run(wb, doc.id, run_id="run-sign-in")
+    rid = run.evidence[1].requirement_id
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+
+    with AppServer(data, env={"WORKBENCH_SIGN_IN": "true"}, log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}review?run={run.run_id}&evidence={rid}")
+        page.get_by_role("heading", name="Sign in", exact=True).wait_for(timeout=60_000)
+        assert page.get_by_role("textbox", name="Reviewer name").count() == 0  # no free-text name
+        assert page.get_by_text(run.evidence[1].exact_quote[:30]).count() == 0  # nothing before a login
+
+        page.get_by_role("textbox", name="Name").fill("Rae Reviewer")
+        page.get_by_role("textbox", name="Password").fill("wrong password")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text("unknown name or wrong password").wait_for(timeout=30_000)
+        page.get_by_role("textbox", name="Password").fill("correct horse battery")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text(re.compile(r"Signed in as Rae Reviewer \(reviewer\)")).wait_for(timeout=60_000)
+
+        streamlit_idle(page)
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+        streamlit_idle(page)
+        page.get_by_role("button", name=re.compile(r"^Unsupported")).click()
+        page.get_by_text(f"{rid}: Unsupported (by Rae Reviewer).").wait_for(timeout=30_000)
+
+        page.get_by_text("Record as adjudication").click()
+        streamlit_idle(page)
+        page.get_by_role("button", name=re.compile(r"^Supported")).click()
+        page.get_by_text(re.compile("needs the adjudicator role")).wait_for(timeout=30_000)
+        page.close()
+
+    events = Workbench(Settings(data_dir=data)).history(run.run_id, rid)
+    assert [(e.reviewer, e.label, e.kind) for e in events] == [("Rae Reviewer", "unsupported", "label")]
+    get_settings.cache_clear()

@@ -1,0 +1,392 @@
+"""Build (text, span, label) training pairs for the judgment cross-encoder from shared data.
+
+Sources (both CC BY 4.0):
+- cuad-train/: 379 contracts split by contract (hash of the file name) into train 70 %,
+  calib 10 % (fits the calibration) and test 20 % (held out: bench/bench_judgment.py).
+  Relevance pairs: a category question (several paraphrases) with a sentence that overlaps the
+  lawyers' gold clause (positive), other sentences of the same contract that BM25 finds similar
+  (hard negatives) and a random one. Support pairs: a claim built from the category (and from the
+  normalised answer where it states a fact: a state, a date, a duration) with the gold sentence
+  (positive), the same claim with another fact (negative), the claim with a hard negative.
+- contract-nli/train_truncated.json: only hypotheses of TRAIN_HYPS (8 of 17); the other 9 are
+  never trained on, so ContractNLI dev on them is held out by hypothesis.
+
+Writes JSONL rows {"kind", "split", "a", "b", "label"}; pure Python, seconds to run.
+
+    python train/build_pairs.py --out train/out/pairs.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import re
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+# ContractNLI hypotheses trained on; dev figures are reported on the others (held out).
+TRAIN_HYPS = {"nda-2", "nda-4", "nda-7", "nda-10", "nda-12", "nda-15", "nda-17", "nda-19"}
+
+
+def split_of(name: str) -> str:
+    """Deterministic split by contract: train 70 %, calib 10 %, test 20 %."""
+    h = int(hashlib.sha1(name.encode()).hexdigest()[:8], 16) % 100
+    return "train" if h < 70 else "calib" if h < 80 else "test"
+
+
+# Questions a reviewer would ask, per CUAD category (paraphrases; one is drawn per pair).
+QUESTIONS: dict[str, list[str]] = {
+    "Document Name": ["What is the name of this agreement?", "What is the title of the contract?"],
+    "Parties": ["Who are the parties to this agreement?", "Which companies signed this contract?",
+                "Between whom is this agreement made?"],
+    "Agreement Date": ["When was this agreement signed?", "What is the date of the agreement?",
+                       "On what date was the contract made?"],
+    "Effective Date": ["When does this agreement take effect?", "What is the effective date?",
+                       "From what date is the contract effective?"],
+    "Expiration Date": ["When does the agreement expire?", "How long is the initial term of the contract?",
+                        "When does the term of this agreement end?"],
+    "Renewal Term": ["Does the agreement renew automatically?", "What is the renewal term?",
+                     "For how long does the contract renew after the initial term?"],
+    "Notice Period To Terminate Renewal": ["How much notice is needed to stop the agreement from renewing?",
+                                           "What is the notice period for non-renewal?"],
+    "Governing Law": ["What law governs this agreement?", "Which state's laws govern the contract?",
+                      "What is the governing law of the agreement?"],
+    "Most Favored Nation": ["Is there a most favored nation clause?",
+                            "Must a party get terms at least as good as those offered to others?"],
+    "Non-Compete": ["Is there a non-compete restriction?", "May a party compete with the other party?",
+                    "Does the contract restrict competing business?"],
+    "Exclusivity": ["Is the relationship exclusive?", "Does the agreement grant exclusive rights?",
+                    "Is a party required to deal exclusively with the other?"],
+    "No-Solicit Of Customers": ["Is a party prohibited from soliciting the other party's customers?",
+                                "Is there a non-solicitation of customers clause?"],
+    "Competitive Restriction Exception": ["Are there exceptions to the non-compete or exclusivity?",
+                                          "What exceptions apply to the competitive restrictions?"],
+    "No-Solicit Of Employees": ["May a party hire or solicit the other party's employees?",
+                                "Is there a non-solicitation of employees clause?"],
+    "Non-Disparagement": ["Is there a non-disparagement obligation?",
+                          "Are the parties prohibited from disparaging each other?"],
+    "Termination For Convenience": ["Can a party terminate the agreement without cause?",
+                                    "How can the contract be terminated for convenience?",
+                                    "May either party terminate on notice without a reason?"],
+    "Rofr/Rofo/Rofn": ["Is there a right of first refusal or first offer?",
+                       "Does a party have a right of first negotiation?"],
+    "Change Of Control": ["What happens on a change of control?",
+                          "Can the agreement be terminated if a party is acquired or merges?"],
+    "Anti-Assignment": ["Can the agreement be assigned?", "Is consent needed to assign the contract?",
+                        "May a party transfer its rights under the agreement?"],
+    "Revenue/Profit Sharing": ["Is revenue or profit shared between the parties?",
+                               "What royalties or revenue share are payable?"],
+    "Price Restrictions": ["Are there restrictions on changing prices?", "Can the prices be raised?"],
+    "Minimum Commitment": ["Is there a minimum purchase or order commitment?",
+                           "What minimum quantity or amount must be bought?"],
+    "Volume Restriction": ["Is there a limit on the volume or number of uses?",
+                           "Are fees increased above a usage threshold?"],
+    "Ip Ownership Assignment": ["Who owns the intellectual property created under the agreement?",
+                                "Is intellectual property assigned to a party?"],
+    "Joint Ip Ownership": ["Is any intellectual property jointly owned?",
+                           "Do the parties jointly own inventions?"],
+    "License Grant": ["What license is granted?", "Does the agreement grant a license?",
+                      "What rights does the licensee receive?"],
+    "Non-Transferable License": ["Is the license non-transferable?", "Can the licensee transfer the license?"],
+    "Affiliate License-Licensor": ["Does the license include the licensor's affiliates' IP?"],
+    "Affiliate License-Licensee": ["May the licensee's affiliates use the license?",
+                                   "Does the license extend to affiliates of the licensee?"],
+    "Unlimited/All-You-Can-Eat-License": ["Is the license unlimited in use?"],
+    "Irrevocable Or Perpetual License": ["Is the license perpetual or irrevocable?"],
+    "Source Code Escrow": ["Is source code placed in escrow?"],
+    "Post-Termination Services": ["What obligations continue after termination?",
+                                  "What must a party do after the agreement ends?"],
+    "Audit Rights": ["Does a party have the right to audit the books and records?",
+                     "Can the records be inspected or audited?"],
+    "Uncapped Liability": ["Is any liability unlimited or excluded from the cap?",
+                           "Which liabilities are not capped?"],
+    "Cap On Liability": ["Is liability capped?", "What is the limit of liability?",
+                         "Are damages limited under the contract?"],
+    "Liquidated Damages": ["Are there liquidated damages or termination fees?"],
+    "Warranty Duration": ["How long is the warranty period?", "For how long is the product warranted?"],
+    "Insurance": ["What insurance must a party maintain?", "Is insurance coverage required?"],
+    "Covenant Not To Sue": ["Is a party barred from challenging the other's IP or bringing claims?",
+                            "Is there a covenant not to sue?"],
+    "Third Party Beneficiary": ["Are there third-party beneficiaries of the agreement?",
+                                "Can a third party enforce the contract?"],
+}
+
+# Statements of each category's presence (support pairs where the answer is not a fact).
+CLAIMS: dict[str, list[str]] = {
+    "Most Favored Nation": ["A party must receive terms no less favorable than those given to others."],
+    "Non-Compete": ["A party is restricted from competing with the other party."],
+    "Exclusivity": ["The agreement grants exclusive rights.", "The party must deal exclusively with the other."],
+    "No-Solicit Of Customers": ["A party may not solicit the other party's customers."],
+    "No-Solicit Of Employees": ["A party may not solicit or hire the other party's employees."],
+    "Non-Disparagement": ["The parties may not disparage each other."],
+    "Termination For Convenience": ["Either party may terminate the agreement without cause on notice.",
+                                    "The agreement can be terminated for convenience."],
+    "Rofr/Rofo/Rofn": ["A party has a right of first refusal."],
+    "Change Of Control": ["A change of control of a party allows termination or requires consent."],
+    "Anti-Assignment": ["The agreement may not be assigned without the other party's consent.",
+                        "Neither party may assign this Agreement without prior written consent."],
+    "Revenue/Profit Sharing": ["A party must pay royalties or a share of revenue."],
+    "Minimum Commitment": ["A party must purchase a minimum quantity."],
+    "Ip Ownership Assignment": ["Intellectual property developed under the agreement is assigned to a party."],
+    "Joint Ip Ownership": ["Jointly developed intellectual property is jointly owned."],
+    "License Grant": ["The agreement grants a license."],
+    "Non-Transferable License": ["The license is non-transferable."],
+    "Irrevocable Or Perpetual License": ["The license is perpetual or irrevocable."],
+    "Post-Termination Services": ["Some obligations continue after the agreement terminates."],
+    "Audit Rights": ["A party may audit the other party's books and records."],
+    "Cap On Liability": ["Liability under the agreement is limited.",
+                         "Neither party is liable for indirect or consequential damages."],
+    "Uncapped Liability": ["Some liabilities are excluded from the limitation of liability."],
+    "Liquidated Damages": ["A party must pay liquidated damages or a termination fee."],
+    "Insurance": ["A party must maintain insurance."],
+    "Third Party Beneficiary": ["A third party may enforce the agreement."],
+    "Covenant Not To Sue": ["A party may not challenge the other party's intellectual property."],
+    "Warranty Duration": ["The products are warranted for a limited period."],
+}
+
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December"]
+
+
+def date_words(ans: str) -> str | None:
+    """'5/8/14' -> 'May 8, 2014'; None when the answer is not a plain m/d/yy date."""
+    m = re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{2,4})", ans.strip())
+    if not m:
+        return None
+    mo, d, y = int(m[1]), int(m[2]), int(m[3])
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    if y < 100:
+        y += 2000 if y < 40 else 1900
+    return f"{MONTHS[mo - 1]} {d}, {y}"
+
+
+DURATION = re.compile(r"^(\d+)\s+(day|month|year|week)s?$")
+
+
+def fact_claims(cat: str, ans: str) -> list[str]:
+    """Claims stating the normalised answer as a fact (empty when the answer is not one)."""
+    ans = ans.strip()
+    if cat == "Governing Law" and ans and len(ans) < 40 and ";" not in ans:
+        return [f"This Agreement is governed by the laws of {ans}.",
+                f"The contract is governed by {ans} law."]
+    if cat in ("Agreement Date", "Effective Date", "Expiration Date") and (d := date_words(ans)):
+        verb = {"Agreement Date": "is dated", "Effective Date": "is effective as of",
+                "Expiration Date": "expires on"}[cat]
+        return [f"The agreement {verb} {d}."]
+    if cat == "Notice Period To Terminate Renewal" and DURATION.match(ans):
+        return [f"Notice of non-renewal must be given {ans} before the end of the term."]
+    if cat == "Renewal Term":
+        m = re.match(r"^(?:successive )?(\d+ (?:year|month)s?)$", ans)
+        if m:
+            return [f"The agreement renews for periods of {m[1]}."]
+    return []
+
+
+def swap_pool(rows) -> dict[str, list[str]]:
+    pool: dict[str, set[str]] = {}
+    for r in rows:
+        if r["clauses"] and fact_claims(r["category"], r["answer"] or ""):
+            pool.setdefault(r["category"], set()).add(r["answer"].strip())
+    return {k: sorted(v) for k, v in pool.items()}
+
+
+# --- sentences of a contract ----------------------------------------------------------------
+SENT_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z0-9(\"“\[])")
+
+
+def sentences(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """Whitespace-normalised text (paragraphs joined by newlines) and sentence spans in it;
+    sentences over 90 words are cut into windows of 60 words."""
+    paras = [re.sub(r"\s+", " ", p).strip() for p in re.split(r"\n\s*\n", text)]
+    doc, spans = "", []
+    for p in paras:
+        if not p:
+            continue
+        base = len(doc)
+        doc += p + "\n"
+        pos = 0
+        for part in SENT_END.split(p):
+            i = p.find(part, pos)
+            pos = i + len(part)
+            words = list(re.finditer(r"\S+", part))
+            if len(words) <= 90:
+                spans.append((base + i, base + i + len(part)))
+            else:
+                for k in range(0, len(words), 60):
+                    w = words[k:k + 60]
+                    spans.append((base + i + w[0].start(), base + i + w[-1].end()))
+    return doc, spans
+
+
+def gold_ranges(doc: str, clauses: list[str]) -> list[tuple[int, int]]:
+    flat = doc.replace("\n", " ")
+    out = []
+    for c in clauses:
+        for piece in c.split("<omitted>"):
+            piece = re.sub(r"\s+", " ", piece).strip()
+            if len(piece) < 4:
+                continue
+            i = flat.find(piece)
+            if i >= 0:
+                out.append((i, i + len(piece)))
+    return out
+
+
+def overlaps(span, golds) -> bool:
+    s, e = span
+    for gs, ge in golds:
+        ov = min(e, ge) - max(s, gs)
+        if ov > 0 and (ov >= 0.5 * (e - s) or ov >= 0.8 * (ge - gs)):
+            return True
+    return False
+
+
+TOKEN = re.compile(r"[a-z0-9]+")
+STOP = set(["the", "a", "an", "of", "to", "and", "or", "in", "on", "for", "by", "with", "is", "are", "be", "this", "that", "any", "as", "at", "from", "it", "its", "such", "may", "shall", "will", "which", "who", "what", "does", "do", "how", "when", "can", "there"])
+
+
+def toks(s: str) -> list[str]:
+    return [t for t in TOKEN.findall(s.lower()) if t not in STOP]
+
+
+class BM25:
+    def __init__(self, docs: list[str]):
+        self.docs = [Counter(toks(d)) for d in docs]
+        self.len = [sum(d.values()) for d in self.docs]
+        self.avg = sum(self.len) / max(len(self.len), 1)
+        df = Counter(t for d in self.docs for t in d)
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+
+    def scores(self, q: str) -> list[float]:
+        qt = toks(q)
+        out = []
+        for d, dl in zip(self.docs, self.len, strict=True):
+            s = 0.0
+            for t in qt:
+                f = d.get(t, 0)
+                if f:
+                    s += self.idf[t] * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * dl / self.avg))
+            out.append(s)
+        return out
+
+
+def swap(fact: str, pool: list[str], rng: random.Random) -> str | None:
+    others = [p for p in pool if p.lower() != fact.lower()]
+    return rng.choice(others) if others else None
+
+
+def cuad_pairs(rng: random.Random):
+    rows = [json.loads(line) for line in (CORPUS / "cuad-train" / "labels.jsonl").read_text().splitlines()]
+    pool = swap_pool(rows)
+    by_doc: dict[str, list[dict]] = {}
+    for r in rows:
+        by_doc.setdefault(r["txt"], []).append(r)
+    for name in sorted(by_doc):
+        split = split_of(name)
+        doc, spans = sentences((CORPUS / "cuad-train" / name).read_text(errors="replace"))
+        texts = [doc[s:e] for s, e in spans]
+        keep = [i for i, t in enumerate(texts) if len(t.split()) >= 4]
+        if not keep:
+            continue
+        bm = BM25([texts[i] for i in keep])
+        for r in by_doc[name]:
+            cat = r["category"]
+            if cat not in QUESTIONS:
+                continue
+            golds = gold_ranges(doc, r["clauses"])
+            pos = [i for i in keep if overlaps(spans[i], golds)]
+            if r["clauses"] and not pos:
+                continue  # gold not located: no trustworthy pairs
+            q = rng.choice(QUESTIONS[cat])
+            sc = bm.scores(q)
+            order = sorted(range(len(keep)), key=lambda j: -sc[j])
+            negs = [keep[j] for j in order if keep[j] not in pos][:6]
+            rand = [i for i in keep if i not in pos]
+            base = dict(split=split, doc=name, cat=cat)
+            if pos:
+                p = rng.choice(pos)
+                yield dict(base, kind="rel", a=q, b=texts[p], label=1)
+                hard = negs[:2] if split != "train" else rng.sample(negs[:4], min(2, len(negs[:4])))
+                for n in hard:
+                    yield dict(base, kind="rel", a=q, b=texts[n], label=0)
+                if rand:
+                    yield dict(base, kind="rel", a=q, b=texts[rng.choice(rand)], label=0)
+                facts = fact_claims(cat, r["answer"] or "")
+                if facts:
+                    c = rng.choice(facts)
+                    yield dict(base, kind="sup", a=c, b=texts[p], label=1, fact=True)
+                    other = swap(r["answer"], pool[cat], rng)
+                    if other:
+                        yield dict(base, kind="sup", a=rng.choice(fact_claims(cat, other)), b=texts[p], label=0,
+                                   fact=True, swapped=True)
+                    if negs:
+                        yield dict(base, kind="sup", a=c, b=texts[negs[0]], label=0, fact=True)
+                elif cat in CLAIMS:
+                    c = rng.choice(CLAIMS[cat])
+                    yield dict(base, kind="sup", a=c, b=texts[p], label=1)
+                    if negs:
+                        yield dict(base, kind="sup", a=c, b=texts[negs[0]], label=0)
+            elif negs and rng.random() < 0.25:
+                # the category is absent: the most similar sentences do not answer
+                yield dict(base, kind="rel", a=q, b=texts[negs[0]], label=0)
+                if cat in CLAIMS:
+                    yield dict(base, kind="sup", a=rng.choice(CLAIMS[cat]), b=texts[negs[0]], label=0)
+
+
+def nli_pairs(rng: random.Random, path: Path, hyps: set[str] | None, split: str):
+    """ContractNLI: (hypothesis, evidence span) positive when entailed, negative when
+    contradicted; (hypothesis, similar non-evidence span) negative."""
+    data = json.loads(path.read_text())
+    hyp = {k: v["hypothesis"] for k, v in data["labels"].items()}
+    for doc in data["documents"]:
+        text = doc["text"]
+        spans = [(s, e) for s, e in doc["spans"]]
+        stexts = [re.sub(r"\s+", " ", text[s:e]).strip() for s, e in spans]
+        ok = [i for i, t in enumerate(stexts) if len(t.split()) >= 4]
+        bm = BM25([stexts[i] for i in ok])
+        for key, a in doc["annotation_sets"][0]["annotations"].items():
+            if hyps is not None and key not in hyps:
+                continue
+            h = hyp[key]
+            ev = [i for i in a["spans"] if i in ok]
+            base = dict(split=split, doc=doc["id"], cat=key)
+            for i in ev[:2]:
+                yield dict(base, kind="nli", a=h, b=stexts[i], label=int(a["choice"] == "Entailment"))
+            sc = bm.scores(h)
+            order = sorted(range(len(ok)), key=lambda j: -sc[j])
+            negs = [ok[j] for j in order if ok[j] not in a["spans"]][:3]
+            for n in negs[:2]:
+                yield dict(base, kind="nli", a=h, b=stexts[n], label=0)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=str(ROOT / "train" / "out" / "pairs.jsonl"))
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args(argv)
+    rng = random.Random(args.seed)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    n = Counter()
+    with out.open("w") as f:
+        for row in cuad_pairs(rng):
+            n[(row["split"], row["kind"], row["label"])] += 1
+            f.write(json.dumps(row) + "\n")
+        for row in nli_pairs(rng, CORPUS / "contract-nli" / "train_truncated.json", TRAIN_HYPS, "train"):
+            n[(row["split"], row["kind"], row["label"])] += 1
+            f.write(json.dumps(row) + "\n")
+    for k in sorted(n):
+        print(*k, n[k])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,388 @@
+"""One judgment engine for `ask` and `verify`: the same candidate units, the same learned scores,
+the same hard gates, so the two never disagree on the same evidence.
+
+- Units: evidence is a whole sentence, list item or clause with its enumerator ("(a)", "14.2"),
+  never a line fragment; a unit over the word limit is trimmed at clause boundaries and says so.
+- Scores: a judge gives calibrated probabilities, relevance(question, spans) for `ask` and
+  support(claim, spans) for `verify` and for answer sentences (`Judge` below; the trained
+  cross-encoder of workbench.judgment when present).
+- Gates (rules, never the judge of relevance): hedged wording, a pronoun or "such …" pointing
+  outside the quote (defined terms like "This Agreement" or "the Company" are self-contained), a
+  quote that starts mid-sentence, and facts (jurisdiction, number, duration, amount, date) that
+  differ between a claim and its evidence.
+
+Rationales are written for a reviewer: words as written, never stems."""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Protocol
+
+import numpy as np
+
+from workbench.text import clause_bounds, content_terms
+from workbench.text.terms import embed_form, stem, surface_forms
+
+RELEVANT = 0.5  # P(answers the question) from which a quote is verified
+SUPPORTED = 0.5  # P(states the claim) from which a claim or answer sentence is supported
+EXTRACT_FLOOR = 0.05  # units less likely than this to answer are not even proposed
+MAX_PROPOSED = 12  # units proposed per question (best first); the rest are not evidence
+SEARCH_K = 40  # segment units asked of the retriever per document and query
+
+
+class Judge(Protocol):
+    """Calibrated scorer of a text against candidate spans (one probability per span)."""
+
+    def relevance(self, question: str, spans: list[str]) -> np.ndarray: ...
+
+    def support(self, claim: str, spans: list[str]) -> np.ndarray: ...
+
+
+@lru_cache(maxsize=1)
+def get_judge() -> Judge:
+    """The judge ask and verify share: the trained cross-encoder when its files are installed."""
+    return LexicalJudge()
+
+
+class LexicalJudge:
+    """Stand-in judge without a trained model: term coverage of the question or claim in the
+    span, lifted by MiniLM cosine, squashed to a probability. Coarse; the cross-encoder replaces it."""
+
+    def __init__(self, embed=None):
+        self._embed = embed
+
+    def _cos(self, text: str, spans: list[str]) -> np.ndarray:
+        if self._embed is None:
+            from workbench.index.embed import embed_texts
+
+            self._embed = embed_texts
+        v = self._embed([embed_form(text)] + [embed_form(s) for s in spans])
+        return np.asarray(v[1:] @ v[0], dtype=np.float64)
+
+    def _score(self, text: str, spans: list[str], bias: float) -> np.ndarray:
+        if not spans:
+            return np.zeros(0, np.float32)
+        q = set(content_terms(text))
+        cov = np.array([len(q & set(content_terms(s))) / len(q) if q else 0.0 for s in spans])
+        cos = self._cos(text, spans)
+        z = 6.0 * (0.5 * cov + 0.5 * np.clip((cos - 0.2) / 0.6, 0, 1)) - bias
+        return (1 / (1 + np.exp(-z))).astype(np.float32)
+
+    def relevance(self, question: str, spans: list[str]) -> np.ndarray:
+        return self._score(question, spans, 2.6)
+
+    def support(self, claim: str, spans: list[str]) -> np.ndarray:
+        p = self._score(claim, spans, 3.6)
+        neg = _NEGATED.search(claim) is not None  # a stand-in's crude polarity: "must not" vs "must"
+        return np.where([(_NEGATED.search(s) is not None) != neg for s in spans], p * 0.3, p).astype(np.float32)
+
+
+_NEGATED = re.compile(r"\b(not|never|cannot)\b|n't\b", re.I)
+
+
+class ScoreCache:
+    """Scores by (task, text, span), so Verify reuses what Extract computed. Bounded (LRU)."""
+
+    def __init__(self, judge: Judge | None = None, max_items: int = 20_000):
+        self.judge = judge
+        self.max_items = max_items
+        self._d: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+
+    def __call__(self, task: str, text: str, spans: Sequence[str]) -> np.ndarray:
+        judge = self.judge or get_judge()
+        keys = [(task, text, s) for s in spans]
+        todo = list(dict.fromkeys(k[2] for k in keys if k not in self._d))
+        if todo:
+            fn = judge.relevance if task == "relevance" else judge.support
+            for s, p in zip(todo, np.asarray(fn(text, todo), dtype=np.float64), strict=True):
+                self._d[(task, text, s)] = float(p)
+            while len(self._d) > self.max_items:
+                self._d.popitem(last=False)
+        for k in keys:
+            self._d.move_to_end(k)
+        return np.array([self._d[k] for k in keys], dtype=np.float64)
+
+
+SCORES = ScoreCache()
+
+
+# --- units: whole sentences, list items and clauses ------------------------------------------
+_BULLET_GLYPH = re.compile(r"[•·▪◦●■+*–—-]\s+")
+_FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
+_TRAIL = re.compile(r"(?:[\s,;:(\u2014\u2013-]+|\s+(?:and/or|and|or))+$")
+
+
+@dataclass
+class Unit:
+    """A quotable unit of one document: offsets index the document's text."""
+
+    document_id: str
+    start: int
+    end: int
+    text: str
+    trimmed: bool = False
+    whole_words: int = 0  # words in the whole sentence, when trimmed
+    score: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _clean(text: str, s: int, e: int) -> tuple[int, int]:
+    """Whitespace and bullet glyphs off the start (enumerators like "(a)" stay); footnote
+    calls and dangling punctuation or and/or off the end."""
+    while s < e and text[s].isspace():
+        s += 1
+    m = _BULLET_GLYPH.match(text, s, e)
+    if m:
+        s = m.end()
+    m = _FOOTNOTE_MARK.search(text, s, e)
+    if m:
+        e = m.start()
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return s, e
+
+
+def _wc(text: str, s: int, e: int) -> int:
+    return len(text[s:e].split())
+
+
+def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
+             ) -> tuple[int, int, bool] | None:
+    """The span of one sentence text[s0:e0] to quote: all of it when it has at most max_words
+    words; else the run of whole clauses (10..max_words words) sharing most words with `terms`,
+    preferring the sentence's start (its subject). None for a unit too short to state anything."""
+    s0, e0 = _clean(text, s0, e0)
+    n = _wc(text, s0, e0)
+    if n <= max_words:
+        return (s0, e0, False) if n >= 4 else None
+    bounds = sorted({s0, e0, *clause_bounds(text, s0, e0)})
+    best: tuple[tuple, tuple[int, int]] | None = None
+    for i in range(len(bounds) - 1):
+        for j in range(i + 1, len(bounds)):
+            s, e = bounds[i], bounds[j]
+            m = _TRAIL.search(text, s, e)
+            if m and m.end() == e:
+                e = m.start()
+            wc = _wc(text, s, e)
+            if wc > max_words:
+                break
+            if wc < min_words:
+                continue
+            key = (len(set(content_terms(text[s:e])) & terms), s == s0, wc)
+            if best is None or key > best[0]:
+                best = (key, (s, e))
+    if best is None:  # no clause boundary fits: the sentence's first max_words words
+        toks = [m.end() for m in re.finditer(r"\S+", text[s0:e0])]
+        e = s0 + toks[max_words - 1]
+        m = _TRAIL.search(text, s0, e)
+        return (s0, m.start() if m and m.end() == e else e, True)
+    s, e = best[1]
+    return s, e, True
+
+
+def searched_ranges(query: str, doc: Any, retriever: Any, k: int = SEARCH_K) -> list[tuple[int, int]]:
+    """(start, end) of the segment units the retriever finds for `query` in one document."""
+    search = getattr(retriever, "search_segments", None)  # a chunk-only retriever has none
+    return [(seg.start, seg.end) for seg, _score in search(query, doc, k)] if search else []
+
+
+def candidate_units(query: str, document_id: str, sentences: Sequence[tuple[int, int, str]], *,
+                    min_words: int = 10, max_words: int = 40) -> list[Unit]:
+    """Whole units for `query` from (start, end, text) sentences of one document (in the order
+    given): each sentence whole, trimmed at clause boundaries only when over max_words."""
+    terms = set(content_terms(query))
+    out: list[Unit] = []
+    seen: set[tuple[int, int]] = set()
+    for s0, _e0, t in sentences:
+        fit = fit_unit(t, 0, len(t), terms, min_words, max_words)
+        if fit is None:
+            continue
+        s, e, trimmed = fit
+        if (s0 + s, s0 + e) in seen:
+            continue
+        seen.add((s0 + s, s0 + e))
+        out.append(Unit(document_id, s0 + s, s0 + e, t[s:e], trimmed, _wc(t, 0, len(t)) if trimmed else 0))
+    return out
+
+
+def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]], *, min_words: int = 10,
+              max_words: int = 40, search_k: int = SEARCH_K) -> list[Unit]:
+    """Candidate units for `query` over an ExtractContext: the sentences overlapping `ranges`
+    (document id -> [(start, end)], e.g. retrieved chunks) and those the context's retriever
+    finds by segment search in each document."""
+    out: list[Unit] = []
+    retriever = getattr(context, "retriever", None)
+    docs = {d.document.id: d for d in context.documents()} if hasattr(context, "documents") else {}
+    for doc_id in dict.fromkeys([*ranges, *docs]):
+        doc = docs.get(doc_id)
+        spans = list(ranges.get(doc_id, []))
+        if doc is not None:
+            spans += searched_ranges(query, doc, retriever, search_k)
+        sents: dict[tuple[int, int], tuple[int, int, str]] = {}
+        for a, b in spans:
+            for t in context.sentences(doc_id, a, b):
+                sents.setdefault((t[0], t[1]), t)
+        out += candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
+    return out
+
+
+# --- gates ------------------------------------------------------------------------------------
+HEDGES = re.compile(
+    r"\b(might|perhaps|possibly|probably|likely|arguably|it appears|appears to|seems? to|"
+    r"generally|typically|usually|in some cases|where appropriate|as appropriate)\b", re.I)
+# A pronoun or demonstrative opening the quote points outside it - unless a defined term follows
+# ("This Agreement", "These Terms", "Such Party" are names, not references).
+_OPENING_REF = re.compile(r"^\W*(this|these|those|such|said|it|they|them|its|their|he|she|thereof|the same|"
+                          r"the foregoing|the above|the aforementioned|the preceding)\b(\s+\S+)?", re.I)
+_REF_ANYWHERE = re.compile(
+    r"(\bsee\s+(§|(section|sec\.|article|paragraph|clause|appendix|annex|exhibit|schedule|table|figure)\b)\s*$|"
+    r"\bas (described|set forth|stated|discussed|noted|mentioned) (above|earlier|previously)\b|"
+    r"\bthe foregoing\b|\bthe aforementioned\b|\baforesaid\b)")
+_SUCH = re.compile(r"\bsuch\s+([a-z][\w-]*)")
+_DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
+_ENUM = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]\s+|§+\s*\d[\w.]*\s+)+")
+
+
+def dangling_reference(quote: str) -> str | None:
+    """The words that make the quote depend on text it does not contain, if any. Defined terms
+    (a capitalised noun after This/These: "This Agreement"; "the Company", "Licensee") are
+    self-contained; "Such Party" or "such information" with nothing in the quote to point at is not."""
+    body = _ENUM.sub("", quote, count=1)
+    m = _OPENING_REF.match(body)
+    if m:
+        word = m.group(1).lower()
+        nxt = (m.group(2) or "").strip()
+        if not (word in _DEMONSTRATIVES and nxt[:1].isupper()):
+            return f"{m.group(1)}{(' ' + nxt) if word in _DEMONSTRATIVES and nxt else ''}"
+    m = _REF_ANYWHERE.search(body)
+    if m:
+        return m.group(0)
+    for m in _SUCH.finditer(body):  # "such breach" after "breaches" points inside; otherwise outside
+        word = m.group(1)
+        if word in ("as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case"):
+            continue
+        if stem(word) not in set(content_terms(body[:m.start()])):
+            return m.group(0)
+    return None
+
+
+def fragment(quote: str) -> str | None:
+    """Why the quote is not a whole unit of meaning (it starts mid-sentence), or None."""
+    body = _ENUM.sub("", quote, count=1).lstrip("\"'\u201c\u2018([ ")
+    if body[:1].islower() and not _ENUM.match(quote):
+        return "it starts mid-sentence"
+    return None
+
+
+def hedged(quote: str) -> str | None:
+    m = HEDGES.search(quote)
+    return m.group(0) if m else None
+
+
+def facts_check(claim: str, span: str) -> tuple[bool, str]:
+    """(facts agree, a readable reason). Facts a claim states (jurisdiction, date, duration,
+    amount, number) must be stated alike by the span; without the facts reader, numbers only."""
+    try:
+        from workbench.judgment.facts import compare
+    except ImportError:
+        missing = sorted(set(re.findall(r"\d+(?:[.,]\d+)?", claim)) - set(re.findall(r"\d+(?:[.,]\d+)?", span)))
+        return (not missing, f"the passage does not state {', '.join(missing)}" if missing else "")
+    check = compare(claim, span)
+    return check.ok, check.reason
+
+
+# --- verdicts ---------------------------------------------------------------------------------
+@dataclass
+class QuoteVerdict:
+    verified: bool
+    reason: str | None  # a RejectionReason when not verified
+    rationale: str
+    score: float
+
+
+def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0) -> QuoteVerdict:
+    """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
+    states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference)."""
+    q = " ".join(quote.split())
+    part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, cut at a clause boundary)" if trimmed_from else ""
+    if relevance < RELEVANT:
+        return QuoteVerdict(False, "does_not_address_question",
+                            f"Does not answer the question (relevance {relevance:.2f}, needs {RELEVANT:.2f}).", relevance)
+    h = hedged(q)
+    if h:
+        return QuoteVerdict(False, "requires_inference", f"Answers the question (relevance {relevance:.2f}) but is "
+                            f"hedged ('{h}'): it suggests rather than states, so it would require inference.",
+                            relevance * 0.6)
+    f = fragment(q)
+    if f:
+        return QuoteVerdict(False, "incomplete_quote", f"Not a whole sentence: {f}.", relevance * 0.6)
+    d = dangling_reference(q)
+    if d:
+        return QuoteVerdict(False, "incomplete_quote", f"Not self-contained: '{d}' refers to text outside the quote.",
+                            relevance * 0.6)
+    return QuoteVerdict(True, None, f"Answers the question (relevance {relevance:.2f}); states it without hedging; "
+                        f"self-contained{part}.", relevance)
+
+
+@dataclass
+class ClaimVerdict:
+    supported: bool
+    score: float
+    reason: str
+    best: int | None = None  # index of the deciding span
+
+
+def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
+                where: Callable[[int], str] | None = None) -> ClaimVerdict:
+    """Supported when a span states the claim (support ≥ SUPPORTED) and states its facts alike.
+    The reason names the deciding passage and, for a fact, both versions of it."""
+    if not len(spans):
+        return ClaimVerdict(False, 0.0, "Not supported: no passage in the documents relates to this claim.")
+    order = list(np.argsort(-support, kind="stable"))
+    conflict: tuple[int, str] | None = None
+    for i in order[:5]:
+        p = float(support[i])
+        if p < SUPPORTED:
+            break
+        ok, why = facts_check(claim, spans[i])
+        if ok:
+            return ClaimVerdict(True, round(p, 4), f"Supported (p={p:.2f}): {_where(i, where)} states it"
+                                + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i)
+        conflict = conflict or (i, why)
+    if conflict:
+        i, why = conflict
+        p = min(float(support[i]), SUPPORTED - 0.01)
+        return ClaimVerdict(False, round(p, 4), f"Not supported: {why} ({_where(i, where)}): \"{_short(spans[i])}\"", i)
+    i = order[0]
+    p = float(support[i])
+    miss = _missing_words(claim, spans[i])
+    return ClaimVerdict(False, round(p, 4), f"Not supported (p={p:.2f}): the closest passage ({_where(i, where)}) "
+                        "does not state it" + (f"; it does not mention {', '.join(miss)}" if miss else "")
+                        + f': "{_short(spans[i])}"', i)
+
+
+def _where(i: int, where: Callable[[int], str] | None) -> str:
+    return where(i) if where is not None else "the passage"
+
+
+def _short(text: str, n: int = 160) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+def _missing_words(claim: str, span: str, n: int = 4) -> list[str]:
+    have = set(content_terms(span))
+    return [w for st, w in surface_forms(claim).items() if st not in have][:n]
+
+
+def sentence_support(sentence: str, evidence_texts: Sequence[str]) -> tuple[bool, float, str]:
+    """An answer sentence against the quotes it cites: the same support model and fact gate as
+    `verify` uses for a claim."""
+    if not evidence_texts:
+        return False, 0.0, "No evidence to support this sentence."
+    v = judge_claim(sentence, list(evidence_texts), SCORES("support", sentence, list(evidence_texts)))
+    return v.supported, v.score, v.reason

@@ -1,0 +1,65 @@
+"""Sentence and clause boundaries, once: for PDF segments (spans of the raw text, line breaks
+kept) and for composed answers (collapsed text). A boundary is . ! or ? (optionally closed by a
+quote or bracket), then space, then what can start a sentence (a capital, a digit, an opening
+quote or bracket, a bullet) — except after an abbreviation or a single initial, and never
+inside a section number (3.1.12) or right after a bare enumerator ("14. Miscellaneous.")."""
+
+from __future__ import annotations
+
+import re
+
+ABBREVIATIONS = frozenset({
+    "e.g", "i.e", "etc", "cf", "vs", "no", "nos", "sec", "secs", "art", "u.s", "u.s.c", "inc", "ltd",
+    "co", "corp", "fig", "figs", "vol", "pp", "para", "st", "dr", "mr", "mrs", "ms", "jr", "sr", "approx",
+    "incl", "al", "ch", "pt", "subpt", "op", "p", "c.f.r", "cfr", "u.k", "e.u", "rev", "dept", "reg",
+})
+_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z0-9*]|[•·▪]\s|\([a-z]{1,4}\)\s)|\s*$)")
+# What a sentence never is on its own: a bare enumerator ("14.", "(a)", "3.1.12.", "iv.",
+# "Section 14.") - the run-in heading or the clause after it belongs to it.
+_ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})[.)]",
+                         re.IGNORECASE)
+# Clause boundaries inside a sentence: after , ; : or before and / or / and/or.
+_CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+")
+
+
+def _abbreviation_before(text: str, start: int, dot: int) -> bool:
+    before = text[start:dot].rsplit(None, 1)[-1] if text[start:dot].strip() else ""
+    before = before.lstrip("([\"'\u201c").lower()
+    return before in ABBREVIATIONS or (len(before) == 1 and before.isalpha())
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """[start, end) of each sentence of text[start:end], leading/trailing whitespace excluded."""
+    end = len(text) if end is None else end
+    out: list[tuple[int, int]] = []
+    s = start
+    for m in _END.finditer(text, start, end):
+        if m.group(0)[0] == "." and _abbreviation_before(text, s, m.start()):
+            continue
+        if _ENUMERATOR.fullmatch(text[s:m.end()].strip()):
+            continue
+        _push(text, s, m.end(), out)
+        s = m.end()
+    _push(text, s, end, out)
+    return out
+
+
+def _push(text: str, s: int, e: int, out: list[tuple[int, int]]) -> None:
+    while s < e and text[s].isspace():
+        s += 1
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if e > s:
+        out.append((s, e))
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a composed answer or a claim (whitespace collapsed)."""
+    text = " ".join(text.split())
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+def clause_bounds(text: str, start: int = 0, end: int | None = None) -> list[int]:
+    """Offsets where a clause may begin inside text[start:end] (after , ; : and before and/or)."""
+    end = len(text) if end is None else end
+    return [m.end() for m in _CLAUSE_END.finditer(text, start, end)]

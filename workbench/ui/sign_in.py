@@ -1,0 +1,60 @@
+"""Sign-in for the app when Settings.sign_in is on: a local-account form, or Streamlit's own
+st.login (OIDC) when a provider is configured. The identity lives in this browser session only;
+the service checks it on every review (workbench.auth roles)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.models import Identity
+from workbench.ui import safe, state
+
+
+def current(wb) -> Identity | None:
+    """The signed-in identity: the session's (local account), or the identity provider's."""
+    provider = wb.settings.sign_in_provider
+    if provider:
+        if not getattr(st.user, "is_logged_in", False):
+            st.session_state.pop(state.IDENTITY, None)
+            return None
+        if state.IDENTITY not in st.session_state:
+            st.session_state[state.IDENTITY] = wb.oidc_identity(st.user.to_dict()).model_dump()
+    return state.identity()
+
+
+def _submit(wb) -> None:
+    try:
+        ident = wb.sign_in(st.session_state.get("sign_in_name", ""), st.session_state.get("sign_in_password", ""))
+    except Exception as exc:  # noqa: BLE001 - shown under the form
+        st.session_state["sign_in_error"] = str(exc)
+        return
+    st.session_state.pop("sign_in_error", None)
+    st.session_state["sign_in_password"] = ""
+    st.session_state[state.IDENTITY] = ident.model_dump()
+
+
+def _sign_out(wb) -> None:
+    st.session_state.pop(state.IDENTITY, None)
+    if wb.settings.sign_in_provider:
+        st.logout()
+
+
+def sidebar(wb, ident: Identity) -> None:
+    st.caption(f":material/person: Signed in as **{safe.text(ident.name)}** ({ident.role})")
+    st.button("Sign out", on_click=_sign_out, args=(wb,), icon=":material/logout:")
+
+
+def form(wb) -> None:
+    """The sign-in page shown instead of the app until someone signs in."""
+    st.title("Sign in")
+    provider = wb.settings.sign_in_provider
+    if provider:
+        st.button(f"Sign in with {safe.text(provider)}", on_click=st.login, args=(provider,), type="primary")
+        return
+    with st.form("sign_in"):
+        st.text_input("Name", key="sign_in_name")
+        st.text_input("Password", type="password", key="sign_in_password")
+        st.form_submit_button("Sign in", type="primary", on_click=_submit, args=(wb,))
+    if st.session_state.get("sign_in_error"):
+        st.error(safe.text(st.session_state["sign_in_error"]))
+    st.caption("Accounts are made by an admin with `workbench user add NAME --role reviewer --password-stdin`.")
