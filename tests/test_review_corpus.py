@@ -77,7 +77,9 @@ def test_a_cited_item_marked_unsupported_drops_its_sentence_and_the_gate_follows
             assert _run(capsys, "review", run_id, c, "--label", "unsupported", "--reviewer", "bob")[0] == 0
     after = _show(capsys, run_id)["after_review"]
     assert [s["citations"] for s in after["sentence_support"]] == [[governing]]
-    assert after["support_ratio"] == 1.0 and after["citation_coverage"] == 1.0
+    # coverage is recomputed over what is supported now (a verified item the answer never cited still counts)
+    assert after["support_ratio"] == 1.0 and governing in after["supported_ids"]
+    assert after["citation_coverage"] == round(1 / len(after["supported_ids"]), 4)
     checks = {q["check"]: q["passed"] for q in after["quality_review"]}
     assert checks["sentences_supported"] and checks["coverage"] and checks["cited_ids_verified"]
     out = tmp_path / "r.json"

@@ -106,7 +106,7 @@ def test_reviewer_uploads_runs_follows_a_citation_marks_it_unsupported_and_it_su
         assert re.search(r"[?&]run=[^&]+", page.url)
         page.get_by_role("heading", name="Review", exact=True).wait_for()
         expect_highlight(page, evidence_id, 2)
-        assert QUOTE in page.locator('[data-testid="stMarkdownContainer"] blockquote').first.inner_text()
+        assert QUOTE in " ".join(page.locator('[data-testid="stText"]').all_inner_texts())
 
         # Mark it Unsupported with a note.
         page.get_by_role("textbox", name="Note").fill("weekly is about analysis, not review cadence")
