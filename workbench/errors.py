@@ -43,6 +43,14 @@ class TooManyPagesError(PdfError):
     pass
 
 
+class TooMuchTextError(PdfError):
+    """A page or the whole document holds more characters or words than Settings allows."""
+
+
+class RenderError(PdfError):
+    """MuPDF could not draw a page image (a limit it enforces, damaged content)."""
+
+
 # Everything else
 class ConfigError(WorkbenchError):
     pass

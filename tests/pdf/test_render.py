@@ -25,3 +25,41 @@ def test_page_sizes_are_the_cropbox_in_points(make_pdf):
 def test_a_page_out_of_range_is_an_index_error(make_pdf, page):
     with pytest.raises(IndexError, match="outside 1..2"):
         PageImages(make_pdf(["one", "two"]).read_bytes()).jpeg(page, 1.0)
+
+
+def giant_page_pdf() -> bytes:
+    """One 14,400 × 14,400 pt page (the biggest PDF allows) in under 1 KB."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=14_400, height=14_400)
+    page.insert_text((72, 72), "A giant page", fontsize=11)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("zoom", [1.0, 2.0, 3.0])
+def test_a_giant_page_is_drawn_within_the_pixel_cap(zoom):
+    images = PageImages(giant_page_pdf(), max_pixels=25_000_000)
+    pix = pymupdf.Pixmap(images.jpeg(1, zoom))
+    assert pix.width * pix.height <= 25_000_000
+    assert pix.width == pix.height >= 4_900  # scaled down to the cap, not to a thumbnail
+
+
+def test_the_cap_comes_from_settings_and_small_pages_keep_their_zoom(make_pdf, monkeypatch):
+    from workbench.config import get_settings
+
+    monkeypatch.setenv("WORKBENCH_RENDER_MAX_PIXELS", "1000000")
+    get_settings.cache_clear()
+    try:
+        images = PageImages(make_pdf(["one"]).read_bytes())
+        assert images.zoom_for(1, 1.0) == 1.0  # 612 × 792 = 0.48 MP: under the cap
+        pix = pymupdf.Pixmap(images.jpeg(1, 3.0))  # 4.4 MP asked: scaled to 1 MP
+        assert pix.width * pix.height <= 1_000_000 and pix.width >= 870
+    finally:
+        get_settings.cache_clear()
+
+
+def test_what_mupdf_refuses_is_a_render_error_naming_the_page():
+    from workbench.errors import RenderError
+
+    images = PageImages(giant_page_pdf(), max_pixels=10**12)  # no cap: MuPDF's own limit trips
+    with pytest.raises(RenderError, match=r"page 1 cannot be drawn \(Overly large image\)"):
+        images.jpeg(1, 3.0)

@@ -93,3 +93,49 @@ def test_route_serves_page_images_and_refuses_bad_requests(two_pages, monkeypatc
     assert client.get(f"{PAGE_ROUTE}/{doc_id}/9").status_code == 404
     assert client.get(f"{PAGE_ROUTE}/{'0' * 64}/1").status_code == 404  # not in the workspace
     assert client.get(f"{PAGE_ROUTE}/not-a-hash/1").status_code == 400
+
+
+def _giant_page(tmp_path):
+    doc = pymupdf.open()
+    doc.new_page(width=14_400, height=14_400).insert_text((72, 72), "A giant page", fontsize=11)
+    path = tmp_path / "giant.pdf"
+    doc.save(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest(), path
+
+
+def _client(monkeypatch, renderer):
+    monkeypatch.setattr(render_mod, "_renderer", renderer)
+    return TestClient(Starlette(routes=ROUTES), raise_server_exceptions=False)
+
+
+@pytest.mark.parametrize("zoom", ["1", "1.25", "2", "3"])
+def test_the_route_serves_a_giant_page_scaled_to_the_pixel_cap(tmp_path, monkeypatch, zoom):
+    doc_id, path = _giant_page(tmp_path)
+    r = PageRenderer(lambda _: path.read_bytes(), max_pixels=25_000_000)
+    resp = _client(monkeypatch, r).get(f"{PAGE_ROUTE}/{doc_id}/1?z={zoom}")
+    assert resp.status_code == 200 and resp.headers["content-type"] == "image/jpeg"
+    pix = pymupdf.Pixmap(resp.content)
+    assert pix.width >= 4_900 and pix.width * pix.height <= 25_000_000
+
+
+def test_every_zoom_of_a_giant_page_is_one_cached_image(tmp_path):
+    doc_id, path = _giant_page(tmp_path)
+    r = PageRenderer(lambda _: path.read_bytes(), max_pixels=25_000_000)
+    assert r.zoom_for(doc_id, 1, 3.0) == r.zoom_for(doc_id, 1, 1.0) < 0.35
+    assert r.render(doc_id, 1, 1.0) is r.render(doc_id, 1, 2.5)
+    assert r.renders == 1
+
+
+def test_a_page_mupdf_cannot_draw_is_a_clear_422_not_a_traceback(tmp_path, monkeypatch):
+    doc_id, path = _giant_page(tmp_path)
+    r = PageRenderer(lambda _: path.read_bytes(), max_pixels=10**12)  # no cap: MuPDF's limit trips
+    resp = _client(monkeypatch, r).get(f"{PAGE_ROUTE}/{doc_id}/1?z=3")
+    assert resp.status_code == 422
+    assert resp.text == "page image not available: page 1 cannot be drawn (Overly large image): open it in a PDF reader"
+
+
+def test_the_viewer_is_told_the_cap_and_asks_for_a_zoom_within_it():
+    from workbench.ui.viewer import component
+
+    js = (component._HERE / "viewer.js").read_text()
+    assert "st.maxPixels = data.max_pixels" in js and "pageZoom(st, div)" in js

@@ -46,7 +46,8 @@ def pdf_viewer(
     empty_message: str = "Select an evidence item to see its page.",
 ) -> str | None:
     """Mount the viewer. Returns the evidence id of a highlight the user clicked (this run only)."""
-    sizes = get_renderer().page_sizes(document_id) if document_id else []
+    renderer = get_renderer()
+    sizes = renderer.page_sizes(document_id) if document_id else []
     data = {
         "document_id": document_id,
         "sizes": sizes,
@@ -56,6 +57,7 @@ def pdf_viewer(
         "scroll_token": scroll_token,
         "height": height,
         "base": PAGE_ROUTE,
+        "max_pixels": renderer.max_pixels,
         "empty": empty_message,
     }
     result = _component(key=key, data=data, on_select_change=on_select or (lambda: None))

@@ -2,7 +2,8 @@
 
 Rendering is the expensive part of showing a 352-page book, so it happens on demand (the
 browser asks for the pages near the viewport), is cached in an LRU, and concurrent
-requests for the same image wait for one render instead of repeating it."""
+requests for the same image wait for one render instead of repeating it. Every image is capped
+at Settings.render_max_pixels: the zoom is scaled down to fit (workbench.pdf.render)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from workbench.pdf.render import PageImages
+from workbench.pdf.render import PageImages, capped_zoom
 
 ZOOMS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0)
 
@@ -24,7 +25,13 @@ def snap_zoom(z: float) -> float:
 class PageRenderer:
     """Renders pages of stored PDFs as JPEG, keyed by document id (= SHA-256 of the bytes)."""
 
-    def __init__(self, load_pdf: Callable[[str], bytes], max_images: int = 192, max_docs: int = 4):
+    def __init__(self, load_pdf: Callable[[str], bytes], max_images: int = 192, max_docs: int = 4,
+                 max_pixels: int | None = None):
+        if max_pixels is None:
+            from workbench.config import get_settings
+
+            max_pixels = get_settings().render_max_pixels
+        self.max_pixels = max_pixels
         self._load_pdf = load_pdf
         self._paths: dict[str, Path] = {}
         self._docs: OrderedDict[str, tuple[PageImages, threading.Lock]] = OrderedDict()
@@ -47,7 +54,7 @@ class PageRenderer:
                 return self._docs[document_id]
         path = self._paths.get(document_id)
         data = path.read_bytes() if path else self._load_pdf(document_id)
-        entry = (PageImages(data), threading.Lock())
+        entry = (PageImages(data, self.max_pixels), threading.Lock())
         with self._lock:
             self._docs[document_id] = entry
             while len(self._docs) > self.max_docs:
@@ -63,9 +70,19 @@ class PageRenderer:
                 self._sizes[document_id] = doc.page_sizes()
         return self._sizes[document_id]
 
+    def zoom_for(self, document_id: str, page: int, zoom: float) -> float:
+        """The zoom a page is drawn at when `zoom` is asked for: snapped to a step, then scaled
+        down to the pixel cap. Raises IndexError for a page out of range."""
+        sizes = self.page_sizes(document_id)
+        if not 1 <= page <= len(sizes):
+            raise IndexError(f"page {page} is outside 1..{len(sizes)}")
+        w, h = sizes[page - 1]
+        return capped_zoom(w, h, snap_zoom(zoom), self.max_pixels)
+
     def render(self, document_id: str, page: int, zoom: float) -> bytes:
-        """JPEG of a 1-based page at a snapped zoom. Raises IndexError for a page out of range."""
-        key = (document_id, page, snap_zoom(zoom))
+        """JPEG of a 1-based page at a snapped zoom, within the pixel cap. Raises IndexError for a
+        page out of range, workbench.errors.RenderError when MuPDF cannot draw it."""
+        key = (document_id, page, self.zoom_for(document_id, page, zoom))
         while True:
             with self._lock:
                 if key in self._images:

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from workbench.errors import WorkbenchError
+from workbench.errors import RenderError, WorkbenchError
 from workbench.ui.viewer.render import get_renderer
 
 PAGE_ROUTE = "/wbapi/page"
@@ -29,6 +29,8 @@ async def page_image(request: Request) -> Response:
         img = await run_in_threadpool(get_renderer().render, doc_id, page, zoom)
     except IndexError as e:
         return Response(str(e), status_code=404)
+    except RenderError as e:  # MuPDF refused (a limit, damaged content): say so, no traceback
+        return Response(f"page image not available: {e}", status_code=422, media_type="text/plain")
     except (WorkbenchError, FileNotFoundError, KeyError, NotImplementedError) as e:
         return Response(f"document not available: {e}", status_code=404)
     # Content-addressed: the same URL always yields the same image.

@@ -4,8 +4,16 @@ const LOAD_MARGIN = "800px 0px";
 const KEEP_MARGIN = "4000px 0px";
 const LOAD_DELAY_MS = 60;
 
-function pageUrl(st, n) {
-  return `${st.base}/${st.doc}/${n}?z=${st.zoom}`;
+// The zoom to ask for: the viewer's, or less where the page would pass the server's pixel cap
+// (a 14,400 pt page); the server scales down to the cap anyway, this keeps the URL truthful.
+function pageZoom(st, div) {
+  const area = Math.max(1, +div.dataset.w) * Math.max(1, +div.dataset.h);
+  const fit = Math.floor(Math.sqrt(st.maxPixels / area) * 100) / 100;
+  return Math.max(0.01, Math.min(st.zoom, fit));
+}
+
+function pageUrl(st, div) {
+  return `${st.base}/${st.doc}/${div.dataset.pageNumber}?z=${pageZoom(st, div)}`;
 }
 
 function build(st, root, data) {
@@ -14,6 +22,7 @@ function build(st, root, data) {
   st.pages = [];
   st.doc = data.document_id;
   st.base = data.base;
+  st.maxPixels = data.max_pixels || 25000000;
   const width = scroll.clientWidth || 800;
   const maxW = Math.max(...data.sizes.map(s => s[0]));
   const dpr = window.devicePixelRatio || 1;
@@ -56,7 +65,7 @@ function load(st, div) {
   const img = document.createElement("img");
   img.alt = `page ${div.dataset.pageNumber}`;
   img.decoding = "async";
-  img.src = pageUrl(st, div.dataset.pageNumber);
+  img.src = pageUrl(st, div);
   div.insertBefore(img, div.firstChild);
 }
 
