@@ -85,24 +85,17 @@ def test_crash_drill_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothin
     from redis import Redis
     from rq import Queue, Worker
 
+    from workbench.jobs.rq_queue import Records
+
     conn = Redis.from_url(queue_env["WORKBENCH_QUEUE_URL"])
     queue = Queue(queue_env["WORKBENCH_QUEUE_NAME"], connection=conn)
+    records = Records(conn, queue_env["WORKBENCH_QUEUE_NAME"])
     workers = [start_worker(queue_env), start_worker(queue_env)]
     try:
-        victim, killed_job = None, None
-        deadline = time.monotonic() + 300
-        while victim is None and time.monotonic() < deadline:  # the first worker seen in a run
-            for w in Worker.all(queue=queue):
-                job_id = w.get_current_job_id()
-                proc = next((p for p in workers if w.name.endswith(f"-{p.pid}")), None)
-                if job_id and proc is not None:
-                    victim, killed_job = proc, job_id
-                    break
-            time.sleep(0.2)
-        assert victim is not None, "no worker started a job"
-        time.sleep(1.0)  # well inside the run: indexing and the pipeline take several seconds
-        os.kill(victim.pid, signal.SIGKILL)
-        victim.wait(timeout=30)
+        victim, killed_job = _freeze_a_worker_mid_run(workers, queue, records, Worker)
+        os.kill(victim.pid, signal.SIGKILL)  # frozen inside the run: it can neither finish nor clean up
+        victim.wait(timeout=60)
+        assert records.load(killed_job).status == "running"  # the kill left the run unfinished
 
         waited = cli(queue_env, "wait", *jobs, "--timeout", "600", "--json")
         assert waited.returncode == 0, waited.stdout + waited.stderr
@@ -122,3 +115,23 @@ def test_crash_drill_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothin
     assert rows[killed_job]["attempts"] == 2  # started again by the other worker
     stored = [r["run_id"] for r in _rows(cli(queue_env, "runs", "--json").stdout)]
     assert sorted(stored) == sorted(f"{j}-1" for j in jobs)  # each run stored exactly once
+
+
+def _freeze_a_worker_mid_run(workers, queue, records, Worker, limit_s: float = 600):
+    """The first worker seen running a job, stopped (SIGSTOP) while the job's record still says
+    running: stopped first and checked after, so the job is certainly unfinished when it is killed
+    however fast the machine is. A job that finished in between lets the worker go on (SIGCONT)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        for w in Worker.all(queue=queue):
+            job_id = w.get_current_job_id()
+            proc = next((p for p in workers if w.name.endswith(f"-{p.pid}")), None)
+            if not job_id or proc is None or proc.poll() is not None:
+                continue
+            os.kill(proc.pid, signal.SIGSTOP)
+            info = records.load(job_id)
+            if info is not None and info.status == "running":
+                return proc, job_id
+            os.kill(proc.pid, signal.SIGCONT)
+        time.sleep(0.2)
+    raise AssertionError("no worker was seen in the middle of a job")

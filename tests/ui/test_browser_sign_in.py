@@ -31,28 +31,28 @@ def test_a_reviewer_signs_in_their_decision_carries_their_identity_and_adjudicat
     with AppServer(data, env={"WORKBENCH_SIGN_IN": "true"}, log=tmp_path / "app.log") as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}review?run={run.run_id}&evidence={rid}")
-        page.get_by_role("heading", name="Sign in", exact=True).wait_for(timeout=60_000)
+        page.get_by_role("heading", name="Sign in", exact=True).wait_for(timeout=120_000)
         assert page.get_by_role("textbox", name="Reviewer name").count() == 0  # no free-text name
         assert page.get_by_text(run.evidence[1].exact_quote[:30]).count() == 0  # nothing before a login
 
         page.get_by_role("textbox", name="Name").fill("Rae Reviewer")
         page.get_by_role("textbox", name="Password").fill("wrong password")
         page.get_by_role("button", name="Sign in").click()
-        page.get_by_text("unknown name or wrong password").wait_for(timeout=30_000)
+        page.get_by_text("unknown name or wrong password").wait_for(timeout=90_000)
         page.get_by_role("textbox", name="Password").fill("correct horse battery")
         page.get_by_role("button", name="Sign in").click()
-        page.get_by_text(re.compile(r"Signed in as Rae Reviewer \(reviewer\)")).wait_for(timeout=60_000)
+        page.get_by_text(re.compile(r"Signed in as Rae Reviewer \(reviewer\)")).wait_for(timeout=120_000)
 
         streamlit_idle(page)
-        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=120_000)
         streamlit_idle(page)
         page.get_by_role("button", name=re.compile(r"^Unsupported")).click()
-        page.get_by_text(f"{rid}: Unsupported (by Rae Reviewer).").wait_for(timeout=30_000)
+        page.get_by_text(f"{rid}: Unsupported (by Rae Reviewer).").wait_for(timeout=90_000)
 
         page.get_by_text("Record as adjudication").click()
         streamlit_idle(page)
         page.get_by_role("button", name=re.compile(r"^Supported")).click()
-        page.get_by_text(re.compile("needs the adjudicator role")).wait_for(timeout=30_000)
+        page.get_by_text(re.compile("needs the adjudicator role")).wait_for(timeout=90_000)
         page.close()
 
     events = Workbench(Settings(data_dir=data)).history(run.run_id, rid)
