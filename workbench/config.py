@@ -26,13 +26,20 @@ class Settings(BaseSettings):
     max_upload_mb: float = 200.0
     max_pages: int = 3000
     # Text a PDF may carry, checked page by page while extracting (about 1 KB of memory per word
-    # otherwise: an 86 KB file can hold 2 M words). A page or document over a cap is refused.
-    max_page_chars: int = 200_000
-    max_page_words: int = 30_000
-    max_document_chars: int = 20_000_000
-    max_document_words: int = 3_000_000
-    # Page images: at most this many pixels (zoom is scaled down to fit); 25 MP ≈ 100 MB RGBA.
-    render_max_pixels: int = 25_000_000
+    # otherwise: an 86 KB file can hold 2 M words). A page or document over a cap is refused with
+    # a message naming the page and the setting; workbench/pdf/limits.py says how it is counted.
+    max_page_chars: int = Field(200_000, gt=0, description=(
+        "Characters one page may hold (a dense page holds about 10,000). Checked before extracting "
+        "the page where its content shows it, else right after; a page over it refuses the PDF."))
+    max_page_words: int = Field(30_000, gt=0, description=(
+        "Words one page may hold (a dense page holds about 2,000); a page over it refuses the PDF."))
+    max_document_chars: int = Field(20_000_000, gt=0, description=(
+        "Characters one PDF may hold in all (about 3,000 dense pages); counted while extracting."))
+    max_document_words: int = Field(3_000_000, gt=0, description=(
+        "Words one PDF may hold in all; ingest needs about 1 KB of memory per word."))
+    # Page images: at most this many pixels (zoom is scaled down to fit); 25 MP ≈ 75 MB RGB.
+    render_max_pixels: int = Field(25_000_000, gt=0, description=(
+        "Pixels one page image may have; a bigger page is drawn at the largest zoom that fits."))
 
     # The app listens on this interface only. 127.0.0.1: this machine only. Anything wider
     # (0.0.0.0, a LAN address) lets everyone who reaches it read and label: turn sign_in on and/or

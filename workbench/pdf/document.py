@@ -12,11 +12,13 @@ from typing import Literal, NamedTuple, TypeVar
 
 import pymupdf
 
-from workbench.config import Settings
+from workbench.config import Settings, get_settings
+from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
 from workbench.pdf import anchor, labels, segment
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, page_blocks
 from workbench.pdf.furniture import furniture_lines
+from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
 
 PAGE_SEP = "\n\n"
@@ -260,7 +262,11 @@ class ParsedDocument:
 def open_pdf(source: str | Path | bytes, *, password: str | None = None, filename: str | None = None,
              settings: Settings | None = None) -> ParsedDocument:
     """Open a PDF from a path or bytes. Raises workbench.errors.PdfError subclasses for bad input;
-    scanned pages and repaired files open with warnings."""
+    scanned pages and repaired files open with warnings. Text is capped per page and per document
+    (Settings.max_page_chars, max_page_words, max_document_chars, max_document_words): a page
+    over a cap is refused before it is extracted where its content shows that (limits.py), and
+    right after extraction otherwise, so memory stays bounded whatever the file holds."""
+    settings = settings or get_settings()
     data, name = read_source(source, filename)
     opened = open_bytes(data, name, password=password, settings=settings)
     doc = opened.doc
@@ -271,6 +277,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     words: list[Word] = []
     lines: list[Line] = []
     failed: list[int] = []
+    shown_floor = 0  # glyphs the pages so far show at least (limits.py)
     pymupdf.TOOLS.reset_mupdf_warnings()
     try:
         for pno in range(doc.page_count):
@@ -280,11 +287,13 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                 parts.append(PAGE_SEP)
                 pos += len(PAGE_SEP)
             page_start = pos
+            shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
             try:
                 blocks = page_blocks(page)
             except Exception:  # a page MuPDF cannot interpret: keep the rest of the document
                 blocks = []
                 failed.append(number)
+            _refuse_text_after_extracting(blocks, name, number, pos, len(words), settings)
             for bi, block in enumerate(blocks):
                 if bi:
                     parts.append(BLOCK_SEP)
@@ -335,6 +344,48 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
         pages_without_text=no_text, warnings=warnings, size_bytes=len(data), encrypted=opened.encrypted,
     )
     return ParsedDocument(document, data, text, pages, words, lines, pdf_labels)
+
+
+_SPLIT = "split the PDF, or raise the limit if the text is genuine"
+
+
+def _refuse_text_before_extracting(doc: pymupdf.Document, page: pymupdf.Page, name: str, number: int,
+                                   shown_so_far: int, settings: Settings) -> int:
+    """Raise TooMuchTextError when the page's content shows more text than the caps allow
+    (counted without extracting it); return the glyphs it shows at least."""
+    cap = settings.max_page_chars
+    try:
+        floor = shown_glyphs_floor(doc, page, cap=cap)
+    except Exception:  # noqa: BLE001 - unreadable content: extraction reports the page as damaged
+        return 0
+    if floor > cap:
+        raise TooMuchTextError(
+            f"{name}: page {number} shows at least {floor:,} characters, over the limit of {cap:,} per "
+            f"page (WORKBENCH_MAX_PAGE_CHARS); it was not read: {_SPLIT}")
+    if shown_so_far + floor > settings.max_document_chars:
+        raise TooMuchTextError(
+            f"{name} shows more than {settings.max_document_chars:,} characters by page {number}, over the "
+            f"limit per document (WORKBENCH_MAX_DOCUMENT_CHARS): {_SPLIT}")
+    return floor
+
+
+def _refuse_text_after_extracting(blocks: list, name: str, number: int, chars_before: int, words_before: int,
+                                  settings: Settings) -> None:
+    """Raise TooMuchTextError when one extracted page, or the document so far, is over a cap."""
+    n_words = sum(len(line) for block in blocks for line in block)
+    n_chars = sum(len(rw[4]) for block in blocks for line in block for rw in line) + n_words
+    for count, cap, what, env in ((n_chars, settings.max_page_chars, "characters", "MAX_PAGE_CHARS"),
+                                  (n_words, settings.max_page_words, "words", "MAX_PAGE_WORDS")):
+        if count > cap:
+            raise TooMuchTextError(f"{name}: page {number} holds {count:,} {what}, over the limit of {cap:,} "
+                                   f"per page (WORKBENCH_{env}): {_SPLIT}")
+    for count, cap, what, env in ((chars_before + n_chars, settings.max_document_chars, "characters",
+                                   "MAX_DOCUMENT_CHARS"),
+                                  (words_before + n_words, settings.max_document_words, "words",
+                                   "MAX_DOCUMENT_WORDS")):
+        if count > cap:
+            raise TooMuchTextError(f"{name} holds more than {cap:,} {what} by page {number}, over the limit "
+                                   f"per document (WORKBENCH_{env}): {_SPLIT}")
 
 
 def _pages(nums: list[int]) -> str:
