@@ -11,7 +11,10 @@ Sources (both CC BY 4.0):
 - contract-nli/train_truncated.json: only hypotheses of TRAIN_HYPS (8 of 17); the other 9 are
   never trained on, so ContractNLI dev on them is held out by hypothesis.
 
-Writes JSONL rows {"kind", "split", "a", "b", "label"}; pure Python, seconds to run.
+Writes JSONL rows {"kind", "split", "a", "b", "label", "rel"?}: `label` is the row's own task
+(relevance for kind "rel", support for "sup" and "nli"); `rel`, where present, says whether the
+span is on the claim's topic (gold or evidence span), which trains the relevance output on
+support rows too (a swapped fact is on topic but unsupported). Pure Python, seconds to run.
 
     python train/build_pairs.py --out train/out/pairs.jsonl
 """
@@ -322,28 +325,33 @@ def cuad_pairs(rng: random.Random):
                 facts = fact_claims(cat, r["answer"] or "")
                 if facts:
                     c = rng.choice(facts)
-                    yield dict(base, kind="sup", a=c, b=texts[p], label=1, fact=True)
+                    yield dict(base, kind="sup", a=c, b=texts[p], label=1, rel=1, fact=True)
                     other = swap(r["answer"], pool[cat], rng)
                     if other:
+                        # the same clause, another fact: on topic (rel 1) but not supported (label 0)
                         yield dict(base, kind="sup", a=rng.choice(fact_claims(cat, other)), b=texts[p], label=0,
-                                   fact=True, swapped=True)
+                                   rel=1, fact=True, swapped=True)
+                    if other and r["answer"].strip() in texts[p]:
+                        # the clause with its fact swapped (the claim kept): the span must be read
+                        yield dict(base, kind="sup", a=c, b=texts[p].replace(r["answer"].strip(), other), label=0,
+                                   rel=1, fact=True, swapped=True)
                     if negs:
-                        yield dict(base, kind="sup", a=c, b=texts[negs[0]], label=0, fact=True)
+                        yield dict(base, kind="sup", a=c, b=texts[negs[0]], label=0, rel=0, fact=True)
                 elif cat in CLAIMS:
                     c = rng.choice(CLAIMS[cat])
-                    yield dict(base, kind="sup", a=c, b=texts[p], label=1)
+                    yield dict(base, kind="sup", a=c, b=texts[p], label=1, rel=1)
                     if negs:
-                        yield dict(base, kind="sup", a=c, b=texts[negs[0]], label=0)
+                        yield dict(base, kind="sup", a=c, b=texts[negs[0]], label=0, rel=0)
             elif negs and rng.random() < 0.25:
                 # the category is absent: the most similar sentences do not answer
                 yield dict(base, kind="rel", a=q, b=texts[negs[0]], label=0)
                 if cat in CLAIMS:
-                    yield dict(base, kind="sup", a=rng.choice(CLAIMS[cat]), b=texts[negs[0]], label=0)
+                    yield dict(base, kind="sup", a=rng.choice(CLAIMS[cat]), b=texts[negs[0]], label=0, rel=0)
 
 
 def nli_pairs(rng: random.Random, path: Path, hyps: set[str] | None, split: str):
-    """ContractNLI: (hypothesis, evidence span) positive when entailed, negative when
-    contradicted; (hypothesis, similar non-evidence span) negative."""
+    """ContractNLI: (hypothesis, evidence span) supported when entailed, not when contradicted,
+    relevant (rel 1) either way; (hypothesis, similar non-evidence span) neither."""
     data = json.loads(path.read_text())
     hyp = {k: v["hypothesis"] for k, v in data["labels"].items()}
     for doc in data["documents"]:
@@ -358,13 +366,13 @@ def nli_pairs(rng: random.Random, path: Path, hyps: set[str] | None, split: str)
             h = hyp[key]
             ev = [i for i in a["spans"] if i in ok]
             base = dict(split=split, doc=doc["id"], cat=key)
-            for i in ev[:2]:
-                yield dict(base, kind="nli", a=h, b=stexts[i], label=int(a["choice"] == "Entailment"))
+            for i in ev[:4]:
+                yield dict(base, kind="nli", a=h, b=stexts[i], label=int(a["choice"] == "Entailment"), rel=1)
             sc = bm.scores(h)
             order = sorted(range(len(ok)), key=lambda j: -sc[j])
             negs = [ok[j] for j in order if ok[j] not in a["spans"]][:3]
-            for n in negs[:2]:
-                yield dict(base, kind="nli", a=h, b=stexts[n], label=0)
+            for n in negs[:3]:
+                yield dict(base, kind="nli", a=h, b=stexts[n], label=0, rel=0)
 
 
 def main(argv=None) -> int:

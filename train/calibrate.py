@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     out = {}
     for task, kinds in (("relevance", {"rel"}), ("support", {"sup"})):
         rs = [r for r in rows if r["split"] == "calib" and r["kind"] in kinds]
-        z = np.concatenate([scorer.logits(r["a"], [r["b"]]) for r in rs]).astype(np.float64)
+        z = np.concatenate([scorer.logits(r["a"], [r["b"]], task) for r in rs]).astype(np.float64)
         y = np.array([r["label"] for r in rs], float)
         a, b = platt(z, y)
         p = 1 / (1 + np.exp(-(a * z + b)))

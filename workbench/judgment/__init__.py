@@ -6,7 +6,7 @@ deterministically (`facts`), so a claim is supported only by a span that states 
 UI-free; onnxruntime and tokenizers at run time, no torch."""
 
 from workbench.judgment.facts import Fact, FactCheck, compare, extract
-from workbench.judgment.model import Judgement, judge_support, rationale, relevance, support
+from workbench.judgment.model import Judgement, ModelJudge, judge_support, rationale, relevance, support
 
-__all__ = ["Fact", "FactCheck", "Judgement", "compare", "extract", "judge_support", "rationale", "relevance",
+__all__ = ["Fact", "FactCheck", "Judgement", "ModelJudge", "compare", "extract", "judge_support", "rationale", "relevance",
            "support"]

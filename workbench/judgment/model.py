@@ -49,13 +49,19 @@ class Scorer:
         self.calibration: dict[str, list[float]] = json.loads(files["calibration.json"].read_text())["platt"]
         self._lock = threading.Lock()
 
-    def logits(self, text: str, spans: list[str]) -> np.ndarray:
-        """Raw model logits for (text, span) pairs, in the order of `spans`."""
+    TASKS = ("relevance", "support")  # the model's outputs, in order
+
+    def logits(self, text: str, spans: list[str], task: str = "support") -> np.ndarray:
+        """Raw model logits of one task for (text, span) pairs, in the order of `spans`."""
+        return self.raw(text, spans)[:, self.TASKS.index(task)]
+
+    def raw(self, text: str, spans: list[str]) -> np.ndarray:
+        """Raw model logits for (text, span) pairs: one row per span, one column per task."""
         if not spans:
-            return np.zeros(0, np.float32)
+            return np.zeros((0, len(self.TASKS)), np.float32)
         encs = self.tokenizer.encode_batch([(text, s or " ") for s in spans])
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
-        out = np.zeros(len(encs), np.float32)
+        out = np.zeros((len(encs), len(self.TASKS)), np.float32)
         i = 0
         while i < len(order):
             longest = len(encs[order[min(len(order) - 1, i)]].ids)
@@ -73,7 +79,7 @@ class Scorer:
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             with self._lock:
                 res = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
-            out[batch] = res.reshape(len(batch), -1)[:, 0]
+            out[batch] = res.reshape(len(batch), -1)[:, :len(self.TASKS)]
             i += n
         return out
 
@@ -93,14 +99,14 @@ def get_scorer(model_dir: str | None = None) -> Scorer:
 def relevance(question: str, spans: list[str]) -> np.ndarray:
     """Calibrated P(span answers the question), one per span, in [0, 1]."""
     s = get_scorer()
-    return s.probability("relevance", s.logits(question, spans))
+    return s.probability("relevance", s.logits(question, spans, "relevance"))
 
 
 def support(claim: str, spans: list[str]) -> np.ndarray:
     """Calibrated P(span states what the claim says), one per span, in [0, 1]. The model alone:
     combine with facts.compare (see `judge`) before calling a claim supported."""
     s = get_scorer()
-    return s.probability("support", s.logits(claim, spans))
+    return s.probability("support", s.logits(claim, spans, "support"))
 
 
 def rationale(text: str, span: str, score: float, task: str = "support") -> str:
@@ -148,3 +154,18 @@ def judge_support(claim: str, spans: list[str], threshold: float = SUPPORT_THRES
             reason = rationale(claim, span, p)
         out.append(Judgement(score, p, score >= threshold, reason, check))
     return out
+
+
+class ModelJudge:
+    """The learned judge behind `ask` and `verify` (workbench.backends.engine.Judge): calibrated
+    P(span answers the question) and P(span states the claim), one per span, from the committed
+    cross-encoder. Loading it fails with a ConfigError naming the missing file."""
+
+    def __init__(self, model_dir: Path | str | None = None):
+        self.scorer = get_scorer(str(model_dir) if model_dir else None)
+
+    def relevance(self, question: str, spans: list[str]) -> np.ndarray:
+        return self.scorer.probability("relevance", self.scorer.logits(question, list(spans), "relevance"))
+
+    def support(self, claim: str, spans: list[str]) -> np.ndarray:
+        return self.scorer.probability("support", self.scorer.logits(claim, list(spans), "support"))
