@@ -12,6 +12,7 @@ import pytest
 from tests.backends.fake_openai import FakeOpenAI, Reply, backend_settings, body_error, completion, error, evidence
 from workbench.backends.openai import OpenAIBackend
 from workbench.errors import BackendError
+from workbench.models import Chunk
 
 QUESTION = "What must organizations do to limit system access?"
 QUOTE = "Limit system access to authorized users, processes acting on behalf of authorized users, and devices."
@@ -160,6 +161,47 @@ def test_ollama_accepts_json_schema_on_its_openai_endpoint():
         backend = OpenAIBackend(backend_settings(srv, model="smollm2:135m"))
         assert verify_once(backend).verified
     assert [form_of(b) for b in srv.requests] == ["json_schema"]
+
+
+# --- Ollama's schema check: a schema with `$ref`/`$defs` is refused with HTTP 500 and a bare string ----
+# (ollama/ollama and datalab-to/marker#984: `{"error":"invalid JSON schema in format"}`). The reply
+# schemas are sent with their $defs inlined, so Ollama takes json_schema for nested replies too.
+def test_ollama_gets_nested_reply_schemas_without_refs():
+    reply = {"requirements": [{"chunk_id": "c1", "exact_quote": QUOTE}]}
+
+    def ollama(body: dict) -> Reply:
+        rf = body.get("response_format") or {}
+        schema = (rf.get("json_schema") or {}).get("schema")
+        if rf.get("type") == "json_schema" and ("$ref" in json.dumps(schema) or "$defs" in json.dumps(schema)):
+            return body_error(500, {"error": "invalid JSON schema in format"})
+        return completion(reply)
+
+    chunk = Chunk(chunk_id="c1", document_id="doc-1", start=0, end=len(QUOTE), page=1, text=QUOTE)
+    with FakeOpenAI(responder=ollama) as srv:
+        backend = OpenAIBackend(backend_settings(srv, model="smollm2:135m", llm_max_retries=0))
+        [cand] = backend.extract(QUESTION, [chunk])
+    assert cand.exact_quote == QUOTE
+    [sent] = srv.requests
+    assert form_of(sent) == "json_schema"
+    items = schema_sent(sent)["properties"]["requirements"]["items"]
+    assert items["required"] == ["chunk_id", "exact_quote"]  # the quote's shape itself, not a reference
+
+
+# --- LM Studio: json_schema only; its errors are a bare string under "error" ---------------------------
+def test_lm_studio_takes_json_schema_and_its_string_error_bodies_are_read():
+    def lm_studio(body: dict) -> Reply | None:
+        rf = body.get("response_format") or {}
+        if rf.get("type") not in (None, "json_schema", "text"):
+            return body_error(400, {"error": "'response_format.type' must be 'json_schema' or 'text'"})
+        if rf.get("type") == "json_schema" and not rf.get("json_schema", {}).get("name"):
+            return body_error(400, {"error": "'response_format.json_schema.name' is required"})
+        return None
+
+    with FakeOpenAI(responder=dialect(lm_studio)) as srv:
+        backend = OpenAIBackend(backend_settings(srv, model="qwen2.5-7b-instruct", llm_max_retries=0))
+        assert verify_once(backend).verified
+    assert [form_of(b) for b in srv.requests] == ["json_schema"]
+    assert srv.requests[0]["response_format"]["json_schema"]["name"] == "VerifyReply"
 
 
 # --- a strict proxy: FastAPI 422 for every field it does not know ---------------------------------------

@@ -136,15 +136,23 @@ class OpenAIDraft(Draft):
 
 # --- helpers -----------------------------------------------------------------------------
 def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The reply model's JSON schema without titles: shorter for a small model's context and
-    for the grammar a server compiles from it."""
+    """The reply model's JSON schema without titles and with its `$defs` inlined: shorter for a
+    small model's context and for the grammar a server compiles from it, and accepted by servers
+    whose schema converters do not follow `$ref` (Ollama answers "invalid JSON schema in format")."""
+    full = model.model_json_schema()
+    defs = full.get("$defs", {})
+
     def strip(node: Any) -> Any:
         if isinstance(node, dict):
-            return {k: strip(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+                return strip(defs[ref[8:]])  # the reply models are not recursive
+            return {k: strip(v) for k, v in node.items()
+                    if k != "$defs" and not (k == "title" and isinstance(v, str))}
         if isinstance(node, list):
             return [strip(v) for v in node]
         return node
-    return strip(model.model_json_schema())
+    return strip(full)
 
 
 def estimate_tokens(text: str) -> int:
