@@ -1,6 +1,8 @@
 """Annotated PDF: the source PDF with one highlight annotation per evidence item per page it
 covers, coloured by final status, its popup text carrying the ID, both verdicts and the note.
 Pages are left as they are (no cover page) so page references in other exports stay true.
+JavaScript, launch actions, embedded files and file attachments are removed (workbench.pdf.active):
+the copy is meant to be opened by others, in readers that might run them.
 
 Several documents → a zip holding one annotated PDF per document; all runs' evidence on a
 document goes into that document's PDF. The same item cited by several runs is highlighted
@@ -17,6 +19,7 @@ import pymupdf
 
 from workbench.export.bundle import ExportBundle
 from workbench.models import EvidenceStatus, Span
+from workbench.pdf import active
 
 COLOURS = {"supported": (0.35, 0.85, 0.35), "unsupported": (1.0, 0.45, 0.45), "mixed": (1.0, 0.78, 0.2)}
 
@@ -64,9 +67,10 @@ def _items_by_document(bundle: ExportBundle) -> dict[str, list[_Item]]:
 
 
 def annotate(pdf: bytes, items: list[_Item]) -> bytes:
-    """Return a copy of `pdf` with the items highlighted."""
+    """Return a copy of `pdf` with the items highlighted and its active content removed."""
     doc = pymupdf.open(stream=pdf, filetype="pdf")
     try:
+        active.strip(doc)
         for item in items:
             by_page: dict[int, list[pymupdf.Rect]] = {}
             for page_no, x0, y0, x1, y1 in item.span.rects:

@@ -15,7 +15,7 @@ import pymupdf
 from workbench.config import Settings, get_settings
 from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
-from workbench.pdf import anchor, labels, segment
+from workbench.pdf import active, anchor, labels, segment
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, page_blocks
 from workbench.pdf.furniture import furniture_lines
 from workbench.pdf.limits import shown_glyphs_floor
@@ -321,6 +321,12 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
         meta = doc.metadata or {}
         pdf_labels = labels.pdf_page_labels(doc)
+        try:
+            carries = active.find(doc).warning()
+        except Exception:  # noqa: BLE001 - a warning is an extra; never fail ingest over it
+            carries = None
+        if carries:
+            warnings.append(carries)
     finally:
         doc.close()
     text = "".join(parts)
