@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from workbench.config import get_settings
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -45,7 +47,7 @@ def collect(n_docs: int) -> list[dict]:
         os.environ["WORKBENCH_INDEX_ON_INGEST"] = "false"
         from workbench.service import Workbench
 
-        wb = Workbench()
+        wb = Workbench(get_settings())
         OUT.mkdir(parents=True, exist_ok=True)
         for i, doc in enumerate(todo, 1):
             t = time.perf_counter()

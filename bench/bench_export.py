@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     from workbench.service import Workbench
 
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(pdf, source_type="other")
     parsed = wb.parsed(doc.id)
     sentences = [" ".join(s.split()) for s in re.split(r"(?<=[.!?])\s+", parsed.text)]

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from workbench.config import get_settings
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PDF = ROOT.parent / "shared" / "corpus" / "pdfs" / "regulatory" / "NIST.SP.800-171r2.pdf"
 QUESTION = "What must organizations do to control remote access sessions?"
@@ -38,7 +40,7 @@ def main() -> None:
     import workbench
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(args.pdf, source_type="policy")
     (run,) = wb.ask([QUESTION], [doc.id])
     ids = [e.requirement_id for e in run.evidence]

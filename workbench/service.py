@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.config import Settings, get_settings
+from workbench.config import Settings
 from workbench.errors import NotFoundError, ReviewerRequiredError, WorkbenchError
 from workbench.models import (
     SOURCE_TYPES,
@@ -59,8 +59,8 @@ class Workbench:
 
     REVIEW_ORDERS = REVIEW_ORDERS  # review_queue's orders, with their labels
 
-    def __init__(self, settings: Settings | None = None):
-        self.settings = settings or get_settings()
+    def __init__(self, settings: Settings):
+        self.settings = settings
         self.settings.ensure_dirs()
 
     # --- documents ---------------------------------------------------------------------

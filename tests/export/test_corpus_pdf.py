@@ -6,6 +6,7 @@ from __future__ import annotations
 import pymupdf
 
 from tests.export.test_service_export import store_run
+from workbench.config import get_settings
 
 QUOTES = [
     ("Organizations can employ full-device encryption or container-based encryption to protect the "
@@ -27,7 +28,7 @@ def words_under(page: pymupdf.Page, annot: pymupdf.Annot) -> str:
 def test_nist_highlights_cover_the_quotes_on_their_pages(corpus, data_dir):
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     run = store_run(wb, corpus / "pdfs" / "regulatory" / "NIST.SP.800-171r2.pdf", QUOTES,
                     [("CUI on mobile devices can be encrypted [{0}].", [0]),
                      ("Mobile devices need identification and configuration management [{1}].", [1])])

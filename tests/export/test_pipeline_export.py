@@ -12,13 +12,14 @@ import pymupdf
 import pytest
 
 from tests.export.conftest import PAGE_1, PAGE_2
+from workbench.config import get_settings
 
 
 @pytest.fixture
 def asked(data_dir, make_pdf):
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(make_pdf([PAGE_1, PAGE_2], name="requirements.pdf"), source_type="policy")
     (run,) = wb.ask(["What must mobile devices do with controlled unclassified information?"], [doc.id])
     if not any(s.verifier_verdict == "supported" for s in wb.evidence_status(run.run_id)):

@@ -13,6 +13,7 @@ import pytest
 
 from tests.export.conftest import PAGE_1, PAGE_2, Q1, Q2, Q3
 from workbench.cli import main
+from workbench.config import get_settings
 from workbench.models import Answer, Evidence, Run, SentenceSupport, Verification
 
 
@@ -41,7 +42,7 @@ def store_run(wb, pdf: Path, items: list[tuple[str, bool]], sentences: list[tupl
 def workspace(data_dir, make_pdf):
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     pdf = make_pdf([PAGE_1, PAGE_2], name="requirements.pdf", metadata={"title": "Test Requirements",
                                                                         "author": "Jane Doe"})
     run = store_run(wb, pdf, [(Q1, True), (Q2, True), (Q3, False)],

@@ -9,6 +9,7 @@ import pytest
 
 from tests.pipeline.helpers import OFF_TOPIC_Q, POLICY, REMOTE_Q
 from workbench.cli import main
+from workbench.config import get_settings
 from workbench.errors import WorkbenchError
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE, sha256_text
 from workbench.text import ID_RE
@@ -22,12 +23,12 @@ def policy_pdf(make_pdf):
 def test_service_ask_stores_runs_and_keeps_ids_stable_across_runs(data_dir, policy_pdf):
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(policy_pdf, source_type="policy")
     events = []
     first, = wb.ask([REMOTE_Q], [doc.id], on_event=events.append)
     assert events and events[0].stage == "retrieval" and events[-1].stage == "finalize"
-    again, = Workbench().ask([REMOTE_Q], [doc.id])  # a new process-like workspace, same store
+    again, = Workbench(get_settings()).ask([REMOTE_Q], [doc.id])  # a new process-like workspace, same store
     ids = {(e.span.start, e.span.end): e.requirement_id for e in first.evidence}
     assert ids and ids == {(e.span.start, e.span.end): e.requirement_id for e in again.evidence}
     assert all(i.startswith("REQ-P") for i in ids.values())
@@ -39,7 +40,7 @@ def test_service_ask_stores_runs_and_keeps_ids_stable_across_runs(data_dir, poli
 def test_service_ask_refuses_empty_input(data_dir, policy_pdf):
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(policy_pdf)
     with pytest.raises(WorkbenchError, match="No question"):
         wb.ask(["  "], [doc.id])

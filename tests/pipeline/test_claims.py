@@ -7,6 +7,7 @@ import json
 import pytest
 
 from workbench.cli import main
+from workbench.config import get_settings
 from workbench.errors import WorkbenchError
 
 NDA = (
@@ -28,7 +29,7 @@ OFF_TOPIC = "The supplier must deliver five hundred tons of structural steel to 
 def nda(make_pdf, data_dir):
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc_id = wb.ingest(make_pdf([NDA], name="nda.pdf")).id
     return wb, doc_id
 

@@ -32,7 +32,7 @@ def test_postgres_urls_without_a_driver_use_psycopg_3():
 def test_the_default_store_is_a_sqlite_file_in_the_data_directory(data_dir: Path):
     from workbench.config import get_settings
 
-    store = Store()
+    store = Store(get_settings())
     try:
         assert store.list_documents() == []
         assert (data_dir / "workbench.sqlite3").is_file()

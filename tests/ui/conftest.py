@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from workbench.config import get_settings
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PAGE1 = ("Access control policy. The organization shall limit system access to authorized users and "
@@ -71,6 +73,6 @@ def workspace(data_dir, policy_pdf):
     """(Workbench, document, run) in a fresh data dir."""
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(policy_pdf, "policy.pdf", source_type="policy")
     return wb, doc, seed_run(wb, doc.id)

@@ -155,7 +155,7 @@ def test_deep_link_opened_first_on_a_fresh_server_shows_the_evidence_highlighted
 
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(policy_pdf_path, "policy.pdf", source_type="policy")
     run = seed_run(wb, doc.id, run_id="run-deep-link")
     target = run.evidence[1]
@@ -194,7 +194,7 @@ def test_grid_row_click_and_keyboard_shortcuts_move_the_highlight(tmp_path, brow
 
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(policy_pdf_path, "policy.pdf", source_type="policy")
     run = seed_run(wb, doc.id, run_id="run-keys")
     first, second, third = (e.requirement_id for e in run.evidence)
@@ -233,7 +233,7 @@ def test_viewer_loads_pages_near_the_target_only_and_unloads_far_ones(tmp_path, 
                     for i in range(1, n + 1)], name="manual.pdf")
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(pdf, "manual.pdf", source_type="policy")
     span = wb.parsed(doc.id).locate("Section 50 requires component 50 inspection every 50 days")
     assert span is not None and span.page == 50
@@ -273,7 +273,7 @@ def test_a_citation_of_several_ids_gives_one_chip_per_id_each_opening_its_eviden
 
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(policy_pdf_path, "policy.pdf", source_type="policy")
     run = seed_run(wb, doc.id, run_id="run-two-ids")
     a, b = run.evidence[0], run.evidence[1]

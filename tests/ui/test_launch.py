@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import hashlib
 
+from workbench.config import get_settings
 from workbench.ui import launch
 
 
 def test_ensure_sample_ingests_once_into_an_empty_workspace(data_dir):
     from workbench.service import Workbench
 
-    first = launch.ensure_sample()
+    first = launch.ensure_sample(get_settings())
     assert first and "NIST.SP.800-171r2.pdf" in first and "113 pages" in first
-    assert launch.ensure_sample() is None  # already there: nothing to do
-    [doc] = Workbench().documents()
+    assert launch.ensure_sample(get_settings()) is None  # already there: nothing to do
+    [doc] = Workbench(get_settings()).documents()
     assert doc.id == hashlib.sha256(launch.SAMPLE.read_bytes()).hexdigest()
     assert doc.source_type == "policy"
 

@@ -11,6 +11,7 @@ import pytest
 
 from tests.ui.conftest import shown
 from tests.ui.test_pages import PAGES, app
+from workbench.config import get_settings
 
 IMAGE = "![x](http://203.0.113.5/t.png)"
 BADGE = ":green-badge[VERIFIED]"
@@ -57,7 +58,7 @@ def hostile(data_dir, make_pdf):
 
     pdf = make_pdf([SENTENCE + ". Accounts are reviewed every quarter."], name="hostile.pdf",
                    metadata={"title": "Policy " + BADGE + " " + IMAGE})
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(pdf, FILE_NAME, source_type="policy")
     span = wb.parsed(doc.id).locate(SENTENCE)
     assert span is not None

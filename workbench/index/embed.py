@@ -8,12 +8,13 @@ Pooling(mean) + Normalize for this model), so a dot product is the cosine."""
 
 from __future__ import annotations
 
-import os
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 
+from workbench.config import Settings, default
 from workbench.errors import ConfigError
 
 DIM = 384
@@ -23,14 +24,13 @@ TOKEN_BUDGET = 4096  # padded tokens per ONNX call: 16 texts of 256 tokens, 128 
 ASSETS = Path(__file__).resolve().parents[2] / "assets" / "minilm"
 
 
-def tokenizer_path() -> Path:
-    """assets/minilm/tokenizer.json, or WORKBENCH_TOKENIZER_PATH when the assets are elsewhere."""
-    return Path(os.environ.get("WORKBENCH_TOKENIZER_PATH") or ASSETS / "tokenizer.json")
+def tokenizer_path(override: Path | None = None) -> Path:
+    """assets/minilm/tokenizer.json, or `override` (settings.tokenizer_path) when the assets are elsewhere."""
+    return Path(override) if override else ASSETS / "tokenizer.json"
 
 
-def model_path() -> Path:
-    """The installed model.onnx, or WORKBENCH_EMBED_MODEL_PATH."""
-    override = os.environ.get("WORKBENCH_EMBED_MODEL_PATH")
+def model_path(override: Path | None = None) -> Path:
+    """The installed model.onnx, or `override` (settings.embed_model_path)."""
     if override:
         return Path(override)
     try:
@@ -49,16 +49,13 @@ class Embedder:
     `calls` and `texts_embedded` count work done, so callers (and tests) can see that a cached
     index is not embedded again."""
 
-    def __init__(self, threads: int | None = None, batch_size: int | None = None, max_tokens: int = MAX_TOKENS):
-        if threads is None or batch_size is None:
-            from workbench.config import get_settings
-
-            s = get_settings()
-            threads = threads if threads is not None else s.embed_threads
-            batch_size = batch_size if batch_size is not None else s.embed_batch
+    def __init__(self, threads: int = default("embed_threads"), batch_size: int = default("embed_batch"),
+                 max_tokens: int = MAX_TOKENS, *, tokenizer_file: Path | None = None, model_file: Path | None = None):
         self.threads = max(1, int(threads))
         self.batch_size = max(1, int(batch_size))
         self.max_tokens = max_tokens
+        self.tokenizer_file = tokenizer_file
+        self.model_file = model_file
         self.calls = 0
         self.texts_embedded = 0
         self._session = None
@@ -75,7 +72,7 @@ class Embedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            tok_file, onnx_file = tokenizer_path(), model_path()
+            tok_file, onnx_file = tokenizer_path(self.tokenizer_file), model_path(self.model_file)
             for f, what in ((tok_file, "tokenizer"), (onnx_file, "embedding model")):
                 if not f.is_file():
                     raise ConfigError(f"The {what} file {f} is missing: reinstall the project (it is never downloaded).")
@@ -154,22 +151,27 @@ class Embedder:
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
 
-_singletons: dict[int, Embedder] = {}
+_SINGLETONS = 4  # embedders kept per process (one per distinct embedding configuration)
+_singletons: OrderedDict[tuple, Embedder] = OrderedDict()
 _singleton_lock = threading.Lock()
 
 
-def get_embedder(threads: int | None = None) -> Embedder:
-    """One Embedder per thread count per process (the ONNX session is ~25 MB and slow to load)."""
-    if threads is None:
-        from workbench.config import get_settings
-
-        threads = get_settings().embed_threads
+def get_embedder(settings: Settings | None = None) -> Embedder:
+    """One Embedder per embedding configuration per process (the ONNX session is ~25 MB and slow
+    to load); no settings: the built-in defaults."""
+    key = ((settings.embed_threads, settings.embed_batch, settings.tokenizer_path, settings.embed_model_path)
+           if settings is not None else (default("embed_threads"), default("embed_batch"), None, None))
     with _singleton_lock:
-        if threads not in _singletons:
-            _singletons[threads] = Embedder(threads=threads)
-        return _singletons[threads]
+        if key not in _singletons:
+            threads, batch, tok, model = key
+            _singletons[key] = Embedder(threads, batch, tokenizer_file=tok, model_file=model)
+            while len(_singletons) > _SINGLETONS:
+                _singletons.popitem(last=False)
+        _singletons.move_to_end(key)
+        return _singletons[key]
 
 
 def embed_texts(texts: list[str]) -> np.ndarray:
-    """Unit vectors for texts with the shared Embedder (for other areas: verifier, claim checks)."""
+    """Unit vectors for texts with the default-configured shared Embedder (for callers without a
+    workspace; the service passes its retriever's embed_texts instead)."""
     return get_embedder().embed(texts)

@@ -6,8 +6,9 @@ Imported lazily (llama_index.core takes 2+ s to import): `workbench.index` itsel
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
+
+from workbench.config import point_tiktoken_at
 
 
 def bundled_tiktoken_cache() -> Path | None:
@@ -21,21 +22,18 @@ def bundled_tiktoken_cache() -> Path | None:
 def ensure_offline_env() -> None:
     """tiktoken downloads its encodings unless TIKTOKEN_CACHE_DIR names a directory holding
     them; point it at llama-index's bundled cache when it is unset or points nowhere."""
-    current = os.environ.get("TIKTOKEN_CACHE_DIR")
-    if current and Path(current).is_dir() and any(Path(current).iterdir()):
-        return
     cache = bundled_tiktoken_cache()
-    if cache is not None and cache.is_dir():
-        os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    if cache is not None:
+        point_tiktoken_at(cache)
 
 
-def minilm_embedding(embedder=None):
+def minilm_embedding(embedder):
     """A llama-index BaseEmbedding backed by workbench.index.embed.Embedder (no download)."""
     ensure_offline_env()
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from pydantic import PrivateAttr
 
-    from workbench.index.embed import MODEL_ID, get_embedder
+    from workbench.index.embed import MODEL_ID
 
     global MiniLMEmbedding
     if MiniLMEmbedding is None:
@@ -64,7 +62,7 @@ def minilm_embedding(embedder=None):
                 return self._embedder.embed(texts).tolist()
 
         MiniLMEmbedding = _MiniLMEmbedding
-    return MiniLMEmbedding(embedder or get_embedder())
+    return MiniLMEmbedding(embedder)
 
 
 MiniLMEmbedding = None  # the adapter class, defined on first use (needs llama_index)

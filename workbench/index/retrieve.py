@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.config import Settings, get_settings
+from workbench.config import Settings
 from workbench.index.embed import DIM, Embedder, get_embedder
 from workbench.index.store import CHUNK_BM25_B, IndexStore, Units
 from workbench.models import Chunk
@@ -63,9 +63,9 @@ class Retriever:
     """Chunks for a question over several documents; segments for a claim in one document.
     Indexes are built on first use per document and reused (on disk and in this process)."""
 
-    def __init__(self, settings: Settings | None = None, embedder: Embedder | None = None):
-        self.settings = settings or get_settings()
-        self.embedder = embedder or get_embedder(self.settings.embed_threads)
+    def __init__(self, settings: Settings, embedder: Embedder | None = None):
+        self.settings = settings
+        self.embedder = embedder or get_embedder(settings)
         self.store = IndexStore(self.settings.data_dir / "index", self.settings.chunk_words, self.embedder)
         # Vectors of segment units already indexed, by text: claim checkers re-embed the spans
         # search_segments returned, and those never need the model again.

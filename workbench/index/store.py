@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from workbench.index.chunking import Piece, chunk_pieces, segment_pieces, to_chunks
-from workbench.index.embed import DIM, MODEL_ID, Embedder, get_embedder
+from workbench.index.embed import DIM, MODEL_ID, Embedder
 from workbench.models import Chunk, sha256_text
 from workbench.text import BM25, tokenize
 
@@ -213,10 +213,10 @@ class IndexStore:
     """DocumentIndex objects by document id (cached for the process) and the library index
     that holds every indexed document's chunk vectors."""
 
-    def __init__(self, root: Path, chunk_words: int, embedder: Embedder | None = None):
+    def __init__(self, root: Path, chunk_words: int, embedder: Embedder):
         self.root = Path(root)
         self.chunk_words = chunk_words
-        self.embedder = embedder or get_embedder()
+        self.embedder = embedder
         self._cache: dict[tuple[str, str], DocumentIndex] = {}
         self._lock = threading.Lock()
         self._library = None

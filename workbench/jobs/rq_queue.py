@@ -143,7 +143,8 @@ _workbench = None
 
 
 def _worker_workbench():
-    """One Workbench per worker process, from the worker's settings (environment / TOML)."""
+    """One Workbench per worker process, from the worker's settings (environment / TOML): the
+    worker is an entry point, so it loads them."""
     global _workbench
     if _workbench is None:
         from workbench.config import get_settings

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.config import default
 from workbench.errors import ConfigError
 from workbench.judgment.facts import FactCheck, compare
 
@@ -89,11 +90,9 @@ class Scorer:
 
 
 @lru_cache(maxsize=2)
-def get_scorer(model_dir: str | None = None) -> Scorer:
-    """The scorer, loaded once per model folder (the first call costs about a second)."""
-    from workbench.config import get_settings
-
-    return Scorer(Path(model_dir) if model_dir else MODEL_DIR, threads=get_settings().embed_threads)
+def get_scorer(model_dir: str | None = None, threads: int = default("embed_threads")) -> Scorer:
+    """The scorer, loaded once per model folder and thread count (the first call costs about a second)."""
+    return Scorer(Path(model_dir) if model_dir else MODEL_DIR, threads=threads)
 
 
 def relevance(question: str, spans: list[str]) -> np.ndarray:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pymupdf
 
-from workbench.config import Settings, get_settings
+from workbench.config import Settings, default
 from workbench.errors import (
     DamagedPdfError,
     EmptyFileError,
@@ -46,14 +46,16 @@ def read_source(source: str | Path | bytes, filename: str | None) -> tuple[bytes
 
 
 def open_bytes(data: bytes, filename: str, *, password: str | None, settings: Settings | None = None) -> Opened:
-    """Validate and open; raise the specific PdfError for each kind of bad input."""
-    settings = settings or get_settings()
+    """Validate and open; raise the specific PdfError for each kind of bad input. Limits come from
+    `settings` (the service and CLI pass theirs); without settings, the built-in defaults."""
+    max_upload_mb = settings.max_upload_mb if settings is not None else default("max_upload_mb")
+    max_pages = settings.max_pages if settings is not None else default("max_pages")
     if not data:
         raise EmptyFileError(f"{filename} is empty (0 bytes): upload the complete PDF file")
     mb = len(data) / (1024 * 1024)
-    if mb > settings.max_upload_mb:
+    if mb > max_upload_mb:
         raise TooLargeError(
-            f"{filename} is {mb:.1f} MB, over the {settings.max_upload_mb:g} MB limit: split the PDF "
+            f"{filename} is {mb:.1f} MB, over the {max_upload_mb:g} MB limit: split the PDF "
             "or raise WORKBENCH_MAX_UPLOAD_MB"
         )
     if b"%PDF-" not in data[:1024]:
@@ -80,11 +82,11 @@ def open_bytes(data: bytes, filename: str, *, password: str | None, settings: Se
     if doc.page_count == 0:
         doc.close()
         raise DamagedPdfError(f"{filename} is damaged: no readable pages (truncated?); get an intact copy of the file")
-    if doc.page_count > settings.max_pages:
+    if doc.page_count > max_pages:
         n = doc.page_count
         doc.close()
         raise TooManyPagesError(
-            f"{filename} has {n} pages, over the {settings.max_pages} page limit: split the PDF "
+            f"{filename} has {n} pages, over the {max_pages} page limit: split the PDF "
             "or raise WORKBENCH_MAX_PAGES"
         )
     if getattr(doc, "is_repaired", False):

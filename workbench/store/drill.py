@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from workbench.config import Settings
+from workbench.config import Settings, child_env
 from workbench.models import Evidence, ReviewEvent, Run, Span, Verification, sha256_text
 from workbench.store.store import Store
 
@@ -74,7 +74,7 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
     """Run the drill against a store URL; returns the figures and the checks' outcomes."""
     store = Store(Settings(data_dir=Path(tempfile.gettempdir())), url=url)
     store.save_run(drill_run(run_id))
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = child_env(PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "workbench.store.drill", "writer", url, run_id]
     procs = [subprocess.Popen([*cmd, f"w{i}", str(events)], stdout=subprocess.PIPE, text=True, env=env)
              for i in range(writers)]

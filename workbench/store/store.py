@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
-from workbench.config import Settings, get_settings
+from workbench.config import Settings
 from workbench.errors import ConfigError, HashMismatchError, NotFoundError, WorkbenchError
 from workbench.models import ID_PREFIX, Document, Evidence, ReviewEvent, Run, utcnow
 from workbench.store import migrate
@@ -46,8 +46,8 @@ def verdict_of(verified: bool | None) -> str | None:
 class Store:
     """One database. Cheap to construct; connects and migrates (`alembic upgrade head`) on first use."""
 
-    def __init__(self, settings: Settings | None = None, *, url: str | None = None):
-        self.settings = settings or get_settings()
+    def __init__(self, settings: Settings, *, url: str | None = None):
+        self.settings = settings
         self.url = url or self.settings.db_url
         self._engine: Engine | None = None
         self._lock = threading.Lock()

@@ -3,13 +3,13 @@ screenshot script: an isolated WORKBENCH_DATA_DIR, the same entry file `make run
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
+from workbench.config import child_env
 from workbench.ui.launch import ROOT, streamlit_command
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -34,8 +34,8 @@ class AppServer:
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> str:
-        env = {k: v for k, v in os.environ.items() if k != "WORKBENCH_DATABASE_URL"}
-        env.update(WORKBENCH_DATA_DIR=str(self.data_dir), PYTHONPATH=str(ROOT), **self.env)
+        env = child_env(drop=("WORKBENCH_DATABASE_URL",), WORKBENCH_DATA_DIR=str(self.data_dir), PYTHONPATH=str(ROOT),
+                        **self.env)
         out = open(self.log, "wb") if self.log else subprocess.DEVNULL  # noqa: SIM115 - closed with the process
         self.proc = subprocess.Popen(streamlit_command(self.port, "127.0.0.1"), cwd=ROOT, env=env,
                                      stdout=out, stderr=subprocess.STDOUT)

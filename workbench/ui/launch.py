@@ -14,17 +14,21 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workbench.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "assets" / "sample" / "NIST.SP.800-171r2.pdf"
 
 
-def ensure_sample(sample: Path = SAMPLE) -> str | None:
+def ensure_sample(settings: Settings, sample: Path = SAMPLE) -> str | None:
     """Ingest the sample into the workspace unless it is there. Returns a line to print."""
     from workbench.errors import WorkbenchError
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(settings)
     doc_id = hashlib.sha256(sample.read_bytes()).hexdigest()
     try:
         if any(d.id == doc_id for d in wb.documents()):
@@ -58,21 +62,22 @@ def streamlit_command(port: int, address: str | None) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from workbench.config import env_value, get_settings
+
     ap = argparse.ArgumentParser(prog="python -m workbench.ui.launch", description="Start the Evidence Workbench app.")
-    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8501)))
+    ap.add_argument("--port", type=int, default=int(env_value("PORT") or 8501))
     ap.add_argument("--address", default=None,
                     help="interface to listen on (default: WORKBENCH_LISTEN_ADDRESS, which is 127.0.0.1)")
     ap.add_argument("--no-sample", action="store_true", help="do not ingest the sample document")
     args = ap.parse_args(argv)
+    settings = get_settings()
     if not args.address:
-        from workbench.config import get_settings
-
-        args.address = get_settings().listen_address
+        args.address = settings.listen_address
     problem = port_problem(args.port, args.address)
     if problem:
         raise SystemExit(problem)
     if not args.no_sample:
-        msg = ensure_sample()
+        msg = ensure_sample(settings)
         if msg:
             print(msg, flush=True)
     print(f"Evidence Workbench on http://{args.address}:{args.port}/", flush=True)
