@@ -43,18 +43,14 @@ def test_a_giant_page_is_drawn_within_the_pixel_cap(zoom):
     assert pix.width == pix.height >= 4_900  # scaled down to the cap, not to a thumbnail
 
 
-def test_the_cap_comes_from_settings_and_small_pages_keep_their_zoom(make_pdf, monkeypatch):
-    from workbench.config import get_settings
+def test_the_cap_comes_from_the_settings_passed_in_and_small_pages_keep_their_zoom(make_pdf):
+    from workbench.config import Settings
 
-    monkeypatch.setenv("WORKBENCH_RENDER_MAX_PIXELS", "1000000")
-    get_settings.cache_clear()
-    try:
-        images = PageImages(make_pdf(["one"]).read_bytes())
-        assert images.zoom_for(1, 1.0) == 1.0  # 612 × 792 = 0.48 MP: under the cap
-        pix = pymupdf.Pixmap(images.jpeg(1, 3.0))  # 4.4 MP asked: scaled to 1 MP
-        assert pix.width * pix.height <= 1_000_000 and pix.width >= 870
-    finally:
-        get_settings.cache_clear()
+    settings = Settings(render_max_pixels=1_000_000)
+    images = PageImages(make_pdf(["one"]).read_bytes(), max_pixels=settings.render_max_pixels)
+    assert images.zoom_for(1, 1.0) == 1.0  # 612 × 792 = 0.48 MP: under the cap
+    pix = pymupdf.Pixmap(images.jpeg(1, 3.0))  # 4.4 MP asked: scaled to 1 MP
+    assert pix.width * pix.height <= 1_000_000 and pix.width >= 870
 
 
 def test_what_mupdf_refuses_is_a_render_error_naming_the_page():

@@ -13,6 +13,7 @@ import math
 
 import pymupdf
 
+from workbench.config import default
 from workbench.errors import RenderError
 
 # JPEG's own limit is 65,535 px a side; a long thin page stays well inside it.
@@ -32,11 +33,7 @@ def capped_zoom(width: float, height: float, zoom: float, max_pixels: int) -> fl
 class PageImages:
     """An open PDF that renders its pages. Not thread-safe: callers serialise use per document."""
 
-    def __init__(self, data: bytes, max_pixels: int | None = None):
-        if max_pixels is None:
-            from workbench.config import get_settings
-
-            max_pixels = get_settings().render_max_pixels
+    def __init__(self, data: bytes, max_pixels: int = default("render_max_pixels")):
         self.max_pixels = max_pixels
         try:
             self._doc = pymupdf.open(stream=data, filetype="pdf")

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
+from workbench.config import default
 from workbench.pdf.render import PageImages, capped_zoom
 
 ZOOMS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0)
@@ -26,11 +27,7 @@ class PageRenderer:
     """Renders pages of stored PDFs as JPEG, keyed by document id (= SHA-256 of the bytes)."""
 
     def __init__(self, load_pdf: Callable[[str], bytes], max_images: int = 192, max_docs: int = 4,
-                 max_pixels: int | None = None):
-        if max_pixels is None:
-            from workbench.config import get_settings
-
-            max_pixels = get_settings().render_max_pixels
+                 max_pixels: int = default("render_max_pixels")):
         self.max_pixels = max_pixels
         self._load_pdf = load_pdf
         self._paths: dict[str, Path] = {}
@@ -119,5 +116,6 @@ def get_renderer() -> PageRenderer:
         if _renderer is None:
             from workbench.ui.workspace import shared_workbench
 
-            _renderer = PageRenderer(lambda doc_id: shared_workbench().pdf_bytes(doc_id))
+            _renderer = PageRenderer(lambda doc_id: shared_workbench().pdf_bytes(doc_id),
+                                     max_pixels=shared_workbench().settings.render_max_pixels)
         return _renderer
