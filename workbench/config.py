@@ -144,6 +144,12 @@ def default(name: str):
     return Settings.model_fields[name].default
 
 
+def defaults() -> Settings:
+    """Settings of built-in defaults only, never the environment or the TOML file: what library
+    functions use when their caller passes no Settings (the service and the CLI always do)."""
+    return Settings.model_construct()
+
+
 def load_settings(**overrides) -> Settings:
     """Settings from keyword overrides, then WORKBENCH_* variables, then the TOML file. A bad value
     or an unknown key is a ConfigError naming it and where settings come from."""

@@ -12,7 +12,7 @@ from typing import Literal, NamedTuple, TypeVar
 
 import pymupdf
 
-from workbench.config import Settings, get_settings
+from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
 from workbench.pdf import active, anchor, labels, segment
@@ -266,7 +266,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     (Settings.max_page_chars, max_page_words, max_document_chars, max_document_words): a page
     over a cap is refused before it is extracted where its content shows that (limits.py), and
     right after extraction otherwise, so memory stays bounded whatever the file holds."""
-    settings = settings or get_settings()
+    settings = settings if settings is not None else defaults()
     data, name = read_source(source, filename)
     opened = open_bytes(data, name, password=password, settings=settings)
     doc = opened.doc

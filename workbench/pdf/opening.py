@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pymupdf
 
-from workbench.config import Settings, default
+from workbench.config import Settings, defaults
 from workbench.errors import (
     DamagedPdfError,
     EmptyFileError,
@@ -48,8 +48,8 @@ def read_source(source: str | Path | bytes, filename: str | None) -> tuple[bytes
 def open_bytes(data: bytes, filename: str, *, password: str | None, settings: Settings | None = None) -> Opened:
     """Validate and open; raise the specific PdfError for each kind of bad input. Limits come from
     `settings` (the service and CLI pass theirs); without settings, the built-in defaults."""
-    max_upload_mb = settings.max_upload_mb if settings is not None else default("max_upload_mb")
-    max_pages = settings.max_pages if settings is not None else default("max_pages")
+    settings = settings if settings is not None else defaults()
+    max_upload_mb, max_pages = settings.max_upload_mb, settings.max_pages
     if not data:
         raise EmptyFileError(f"{filename} is empty (0 bytes): upload the complete PDF file")
     mb = len(data) / (1024 * 1024)
