@@ -70,6 +70,32 @@ def test_malformed_twice_fails_the_stage_visibly_with_the_raw_reply(srv, kind):
     assert len(backend.usage()["compose"].raw_failures) == 2
 
 
+def test_an_extract_reply_cut_off_mid_list_keeps_its_complete_quotes(srv):
+    """A small model that runs out of tokens while listing quotes: the complete ones are used (and
+    still anchored and verified downstream), the cut is recorded, and no retry repeats the work."""
+    from workbench.models import Chunk
+
+    chunk = Chunk(chunk_id="c1", document_id="doc-1", start=0, end=len(GOOD), page=1, text=GOOD)
+    cut = '{"requirements": [{"chunk_id": "c1", "exact_quote": "' + GOOD + '"}, {"chunk_id": "c1", "exact_quo'
+    srv.script(completion(cut, finish_reason="length"))
+    backend = OpenAIBackend(backend_settings(srv))
+    [cand] = backend.extract(QUESTION, [chunk])
+    assert cand.exact_quote == GOOD and len(srv.requests) == 1
+    [note] = backend.usage()["extract"].raw_failures
+    assert "finish_reason=length" in note and "kept the 1 complete item(s)" in note
+
+
+def test_a_cut_off_reply_with_no_complete_item_is_retried(srv):
+    from workbench.models import Chunk
+
+    chunk = Chunk(chunk_id="c1", document_id="doc-1", start=0, end=len(GOOD), page=1, text=GOOD)
+    srv.script(completion('{"requirements": [{"chunk_id": "c1", "exact_quote": "Counties sh', finish_reason="length"),
+               completion({"requirements": [{"chunk_id": "c1", "exact_quote": GOOD}]}))
+    backend = OpenAIBackend(backend_settings(srv))
+    [cand] = backend.extract(QUESTION, [chunk])
+    assert cand.exact_quote == GOOD and len(srv.requests) == 2
+
+
 def test_malformed_verdicts_for_every_item_fail_the_verify_stage(srv):
     backend = OpenAIBackend(backend_settings(srv))
     srv.responder = lambda body: completion("I think it is verified!")

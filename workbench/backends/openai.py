@@ -170,6 +170,35 @@ def strip_code_fence(text: str) -> str:
     return t
 
 
+SALVAGEABLE = ("requirements",)  # list replies whose complete items stand alone (extract's quotes)
+
+
+def salvage_list(model: type[M], raw: str) -> M | None:
+    """The complete items of a reply cut off mid-list (`{"requirements": [{...}, {...}, {"chunk_`),
+    for a reply model whose one required field is a list of independent items; None when the
+    model is not such a list, or not one item is complete and valid."""
+    fields = [n for n, f in model.model_fields.items() if f.is_required()]
+    if len(fields) != 1 or fields[0] not in SALVAGEABLE:
+        return None
+    m = re.search('"' + re.escape(fields[0]) + r'"\s*:\s*\[', strip_code_fence(raw))
+    if not m:
+        return None
+    text, pos, items = strip_code_fence(raw), m.end(), []
+    decoder = json.JSONDecoder()
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        try:
+            item, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            break
+        items.append(item)
+    try:
+        return model.model_validate({fields[0]: items}) if items else None
+    except ValidationError:
+        return None
+
+
 def cited(text: str) -> list[str]:
     out: list[str] = []
     for i in ID_RE.findall(text):
@@ -444,6 +473,12 @@ class OpenAIBackend:
                 except ValidationError as exc:
                     first = exc.errors()[0]
                     problem = f"wrong schema: {'.'.join(map(str, first['loc'])) or 'reply'}: {first['msg']}"
+            kept = salvage_list(model, raw) if problem.startswith(("truncated", "invalid JSON")) else None
+            if kept is not None:  # a small model ran out of tokens mid-list: its complete items still count
+                n = len(next(iter(kept.model_dump().values())))
+                self._record_failure(stage, f"{label + ': ' if label else ''}{problem}; kept the {n} complete "
+                                            f"item(s) before the cut", raw)
+                return kept
             log.info("%s: malformed reply (attempt %d): %s", stage, attempt + 1, problem)
             self._record_failure(stage, f"{label}: {problem}" if label else problem, raw)
             msgs = [*messages, {"role": "assistant", "content": raw[:4000]}, prompts.retry_note(problem)]
