@@ -137,7 +137,7 @@ def nist_index(threads: int, segments: bool) -> None:
         if segments:
             t = time.perf_counter()
             r2.search_segments("Multifactor authentication is required for privileged accounts.", doc, top_k=5)
-            units = len(r2.store.get(doc).segment_units.texts)
+            units = len(r2.store.get(doc).segment_units(doc).texts)
             s = time.perf_counter() - t
             emit(measure="nist_segment_index_build", units=units, build_s=round(s, 1), units_per_s=round(units / s, 1),
                  peak_rss_mb=round(peak_rss_mb()))

@@ -246,3 +246,57 @@ def test_importing_the_index_package_does_not_load_llama_index_or_onnxruntime():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# --- bounded memory, no global state -------------------------------------------------------------
+def _travel(n: int) -> FakeDoc:
+    return FakeDoc([["# Travel", f"Employees must book flights number {n} through the travel desk {n} weeks ahead."]])
+
+
+def test_the_index_store_keeps_only_the_last_documents_used_and_reloads_the_others_from_disk(settings, embedder):
+    docs = [_travel(n) for n in range(4)]
+    r = Retriever(settings, embedder)
+    r.store.max_documents = 2
+    for d in docs:
+        r.index(d)
+    assert [k[0] for k in r.store._cache] == [docs[2].document.id, docs[3].document.id]
+    before = embedder.texts_embedded
+    hits = r.retrieve("When must flights be booked?", docs, top_k=4)
+    assert {h.document_id for h in hits} == {d.document.id for d in docs}
+    assert embedder.texts_embedded == before + 1  # the question only: evicted indexes reload from disk
+    assert len(r.store._cache) == 2
+
+
+def test_a_document_index_keeps_no_reference_to_the_parsed_document(settings, embedder):
+    import gc
+    import weakref
+
+    doc = _doc()
+    r = Retriever(settings, embedder)
+    r.search_segments("Old passwords cannot be used again.", doc, top_k=3)
+    ref = weakref.ref(doc)
+    del doc
+    gc.collect()
+    assert ref() is None, "the retriever keeps parsed documents alive (the parsed-document cache's bound is void)"
+
+
+def test_remembered_segment_vectors_are_bounded_to_the_last_documents_searched(settings, embedder):
+    from workbench.index.retrieve import KNOWN_UNITS
+
+    r = Retriever(settings, embedder)
+    docs = [_travel(n) for n in range(KNOWN_UNITS + 2)]
+    for d in docs:
+        r.search_segments("When must flights be booked?", d, top_k=1)
+    assert len(r._known) == KNOWN_UNITS
+    first, last = docs[0].text.split("\n")[1], docs[-1].text.split("\n")[1]
+    assert r._known_vector(last) is not None and r._known_vector(first) is None
+
+
+def test_llama_index_global_settings_are_never_touched(settings, embedder):
+    from llama_index.core import Settings as LlamaSettings
+
+    before = (LlamaSettings._embed_model, LlamaSettings._llm, LlamaSettings._transformations)
+    r = Retriever(settings, embedder)
+    r.retrieve("How long must a password be?", [_doc()], top_k=2)
+    r.store.vector_index().as_retriever(similarity_top_k=1).retrieve("password length")
+    assert (LlamaSettings._embed_model, LlamaSettings._llm, LlamaSettings._transformations) == before

@@ -22,6 +22,7 @@ from workbench.models import Chunk
 # weigh more and did slightly better on ContractNLI segment search (0.79 vs 0.78 recall@5).
 RRF_K = 20.0
 UNION_CACHE = 4  # BM25 tables over document sets kept per retriever (a whole library's is the big one)
+KNOWN_UNITS = 8  # documents whose segment-unit vectors embed_texts reuses (the last searched)
 
 
 def ranks(scores: np.ndarray) -> np.ndarray:
@@ -67,10 +68,10 @@ class Retriever:
         self.settings = settings
         self.embedder = embedder or get_embedder(settings)
         self.store = IndexStore(self.settings.data_dir / "index", self.settings.chunk_words, self.embedder)
-        # Vectors of segment units already indexed, by text: claim checkers re-embed the spans
-        # search_segments returned, and those never need the model again.
-        self._known: dict[str, np.ndarray] = {}
-        self._known_units: set[int] = set()
+        # Segment units of the last documents searched, with their texts' positions: claim
+        # checkers re-embed the spans search_segments returned, and those never need the model
+        # again. Holding the Units keeps their id() from being reused.
+        self._known: OrderedDict[int, tuple[Units, dict[str, int]]] = OrderedDict()
         self._unions: OrderedDict[tuple, Units] = OrderedDict()
 
     def index(self, doc) -> None:
@@ -85,18 +86,31 @@ class Retriever:
         """Unit vectors with the same model as the index (for verifiers and claim checks);
         texts of segment units already indexed reuse their stored vectors."""
         out = np.zeros((len(texts), DIM), dtype=np.float32)
-        missing = [i for i, t in enumerate(texts) if t not in self._known]
+        missing = []
         for i, t in enumerate(texts):
-            if t in self._known:
-                out[i] = self._known[t]
+            v = self._known_vector(t)
+            if v is None:
+                missing.append(i)
+            else:
+                out[i] = v
         if missing:
             out[missing] = self.embedder.embed([texts[i] for i in missing])
         return out
 
+    def _known_vector(self, text: str) -> np.ndarray | None:
+        for units, where in reversed(self._known.values()):
+            j = where.get(text)
+            if j is not None:
+                return units.vectors[j]
+        return None
+
     def _remember(self, units: Units) -> None:
-        if id(units) not in self._known_units:
-            self._known_units.add(id(units))
-            self._known.update(zip(units.texts, units.vectors, strict=True))
+        key = id(units)
+        if key not in self._known:
+            self._known[key] = (units, {t: j for j, t in enumerate(units.texts)})
+            while len(self._known) > KNOWN_UNITS:
+                self._known.popitem(last=False)
+        self._known.move_to_end(key)
 
     def retrieve(self, question: str, docs: list, top_k: int | None = None) -> list[Chunk]:
         """The top_k chunks over all docs, best first, score = fused rank score. Cosines come
@@ -162,7 +176,7 @@ class Retriever:
         if not query.strip():
             return []
         di = self.store.get(doc)
-        units = di.segment_units
+        units = di.segment_units(doc)
         if not units.texts:
             return []
         self._remember(units)

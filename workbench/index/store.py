@@ -19,6 +19,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,9 @@ SEGMENT_WINDOW = 2  # segments plus runs of 2 adjacent segments
 # recall@5 from 0.81 to 0.83 (bench/bench_embed.py --recall).
 SEGMENT_BM25_B = 0.3
 CHUNK_BM25_B = 0.75  # chunks are of similar length: the usual value
+# Document indexes kept in memory per process (least recently used dropped; reloaded from disk):
+# a whole-library question over more documents than this reloads some on every question.
+MAX_DOCUMENTS = 1024
 CHUNK_TEXT_PREFIX_HEADING = True  # the heading is embedded with the chunk text (not stored in it)
 
 
@@ -64,12 +68,13 @@ class Units:
 
 
 class DocumentIndex:
-    """The persisted indexes of one document (chunks now, segments on first use)."""
+    """The persisted indexes of one document (chunks now, segments on first use). It keeps no
+    reference to the parsed document (callers pass it when something must be built), so the
+    parsed-document cache alone bounds how many of those stay in memory."""
 
     def __init__(self, root: Path, doc, chunk_words: int, embedder: Embedder, library: IndexStore | None = None):
         self.root = root
         self.library = library  # the IndexStore whose library index holds this document's vectors
-        self.doc = doc
         self.document_id: str = doc.document.id
         self.chunk_words = chunk_words
         self.embedder = embedder
@@ -96,12 +101,12 @@ class DocumentIndex:
             and meta.get("chunk_words") == self.chunk_words
         )
 
-    def ensure_built(self) -> None:
+    def ensure_built(self, doc) -> None:
         with self._lock:
             if self._chunk_units is not None:
                 return
             if not self._meta_ok():
-                self._build_chunks()
+                self._build_chunks(doc)
             self._load_chunks()
             if self.library is not None:
                 self.library.ensure_in_library(self)
@@ -109,13 +114,13 @@ class DocumentIndex:
     def in_library(self) -> bool:
         return self.library is None or self.library.library_has(self.document_id, self.text_sha256, len(self._chunks or []))
 
-    def _build_chunks(self) -> None:
+    def _build_chunks(self, doc) -> None:
         """Chunk, embed through llama-index's embedding interface, persist atomically (temp dir + rename)."""
         from workbench.index.llama import minilm_embedding
 
         embed_model = minilm_embedding(self.embedder)
-        pieces = chunk_pieces(self.doc, self.chunk_words)
-        chunks = to_chunks(self.doc, pieces)
+        pieces = chunk_pieces(doc, self.chunk_words)
+        chunks = to_chunks(doc, pieces)
         texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
         vectors = np.asarray(embed_model.get_text_embedding_batch(texts), np.float32).reshape(-1, DIM)
         self.root.mkdir(parents=True, exist_ok=True)
@@ -166,28 +171,26 @@ class DocumentIndex:
 
     @property
     def chunks(self) -> list[Chunk]:
-        self.ensure_built()
-        assert self._chunks is not None
+        assert self._chunks is not None, "IndexStore.get(doc) builds or loads the index first"
         return self._chunks
 
     @property
     def chunk_units(self) -> Units:
-        self.ensure_built()
-        assert self._chunk_units is not None
+        assert self._chunk_units is not None, "IndexStore.get(doc) builds or loads the index first"
         return self._chunk_units
 
     # --- segments --------------------------------------------------------------------------
-    @property
-    def segment_units(self) -> Units:
-        self.ensure_built()
+    def segment_units(self, doc) -> Units:
+        """The document's segment units (doc: the parsed document this index was built for),
+        loaded from disk or embedded on first use."""
         with self._lock:
             if self._segment_units is None:
-                self._segment_units = self._load_or_build_segments()
+                self._segment_units = self._load_or_build_segments(doc)
             return self._segment_units
 
-    def _load_or_build_segments(self) -> Units:
-        pieces = segment_pieces(self.doc, window=SEGMENT_WINDOW)
-        texts = [self.doc.text[p.start : p.end] for p in pieces]
+    def _load_or_build_segments(self, doc) -> Units:
+        pieces = segment_pieces(doc, window=SEGMENT_WINDOW)
+        texts = [doc.text[p.start : p.end] for p in pieces]
         spans = [[p.start, p.end] for p in pieces]
         vec_path, spans_path, tok_path = self.dir / "segments.npy", self.dir / "segments.json", self.dir / "segments_tokens.json"
         try:
@@ -210,14 +213,15 @@ class DocumentIndex:
 
 
 class IndexStore:
-    """DocumentIndex objects by document id (cached for the process) and the library index
-    that holds every indexed document's chunk vectors."""
+    """DocumentIndex objects by document id (the last `max_documents` used, kept for the process)
+    and the library index that holds every indexed document's chunk vectors."""
 
-    def __init__(self, root: Path, chunk_words: int, embedder: Embedder):
+    def __init__(self, root: Path, chunk_words: int, embedder: Embedder, max_documents: int = MAX_DOCUMENTS):
         self.root = Path(root)
         self.chunk_words = chunk_words
         self.embedder = embedder
-        self._cache: dict[tuple[str, str], DocumentIndex] = {}
+        self.max_documents = max_documents
+        self._cache: OrderedDict[tuple[str, str], DocumentIndex] = OrderedDict()
         self._lock = threading.Lock()
         self._library = None
         self._llama_index = None
@@ -316,5 +320,8 @@ class IndexStore:
             if di is None:
                 di = DocumentIndex(self.root, doc, self.chunk_words, self.embedder, self)
                 self._cache[key] = di
-        di.ensure_built()
+                while len(self._cache) > self.max_documents:
+                    self._cache.popitem(last=False)
+            self._cache.move_to_end(key)
+        di.ensure_built(doc)
         return di
