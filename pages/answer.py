@@ -21,6 +21,24 @@ reviewed = wb.reviewed(run.run_id)  # one read: header, chips, table and quality
 answer = reviewed.answer
 statuses = {s.evidence.requirement_id: s.final_status for s in reviewed.statuses}
 
+
+def show_revisions() -> None:
+    """The machine answer and each recomposition, with the review events that caused it."""
+    revs = reviewed.revisions
+    st.info(f"**Revised after review** ({len(revs)} revision{'s' if len(revs) != 1 else ''}): the answer above is "
+            "recomposed from the evidence's final statuses. The machine answer stays below.",
+            icon=":material/history:")
+    with st.expander("Machine answer and revisions"):
+        st.markdown("**Machine answer** (as the pipeline composed it)")
+        safe.plain(reviewed.machine_answer.final_answer or reviewed.machine_answer.result or "(none)")
+        st.table(pd.DataFrame([{
+            "Revision": r.revision, "Events": ", ".join(map(str, r.triggered_by)) or "hash re-check",
+            "Now citable": ", ".join(r.now_citable), "No longer citable": ", ".join(r.no_longer_citable),
+            "Sentences dropped": len(r.dropped_sentences), "Sentences added": len(r.added_sentences),
+            "Support": f"{r.support_ratio:.0%}", "Confidence": r.grounding_confidence,
+        } for r in revs]), hide_index=True)
+
+
 st.markdown(f"### {safe.text(run.question)}")
 if run.failures:  # a failed backend stage is never presented as a finding about the documents
     st.error(f"**A backend stage failed.** {safe.text(answer.message)}", icon=":material/error:")
@@ -40,6 +58,8 @@ if answer.result == NO_AUTHORITATIVE_EVIDENCE:
         st.page_link(state.PAGE_REVIEW, label="Review the evidence", icon=":material/rule:",
                      query_params=state.deep_link_params(run.run_id))
     if not (answer.sentences or answer.final_answer):
+        if reviewed.revisions:  # review took the answer away: what the machine said stays visible
+            show_revisions()
         st.stop()
 
 st.markdown(
@@ -52,27 +72,10 @@ if cited:
     state.select_evidence(run.run_id, cited)
     st.switch_page(state.PAGE_REVIEW, query_params=state.deep_link_params(run.run_id, cited))
 st.caption("Click an evidence ID to see its quote highlighted in the PDF. Struck-through IDs were marked unsupported.")
-
-
-def show_revisions() -> None:
-    """The machine answer and each recomposition, with the review events that caused it."""
-    revs = reviewed.revisions
-    st.info(f"**Revised after review** ({len(revs)} revision{'s' if len(revs) != 1 else ''}): the answer above is "
-            "recomposed from the evidence's final statuses. The machine answer stays below.",
-            icon=":material/history:")
-    with st.expander("Machine answer and revisions"):
-        st.markdown("**Machine answer** (as the pipeline composed it)")
-        safe.plain(reviewed.machine_answer.final_answer or reviewed.machine_answer.result or "(none)")
-        st.table(pd.DataFrame([{
-            "Revision": r.revision, "Events": ", ".join(map(str, r.triggered_by)) or "hash re-check",
-            "Now citable": ", ".join(r.now_citable), "No longer citable": ", ".join(r.no_longer_citable),
-            "Sentences dropped": len(r.dropped_sentences), "Sentences added": len(r.added_sentences),
-            "Support": f"{r.support_ratio:.0%}", "Confidence": r.grounding_confidence,
-        } for r in revs]), hide_index=True)
-
-
 if reviewed.revisions:
     show_revisions()
+
+
 
 
 def label_sentence(sentence_id: str, value: str) -> None:
