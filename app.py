@@ -34,6 +34,7 @@ pages = [
     st.Page(state.PAGE_RUN, title="Run", icon=":material/play_circle:"),
     st.Page(state.PAGE_REVIEW, title="Review", icon=":material/rule:"),
     st.Page(state.PAGE_ANSWER, title="Answer", icon=":material/article:"),
+    st.Page(state.PAGE_CHECK, title="Check a draft", icon=":material/fact_check:"),
     st.Page(state.PAGE_DASHBOARD, title="Dashboard", icon=":material/monitoring:"),
     st.Page(state.PAGE_EXPORT, title="Export", icon=":material/download:"),
 ]

@@ -238,6 +238,7 @@ class SentenceSupport(BaseModel):
     citations: list[str] = Field(default_factory=list)
     supported: bool
     reason: str = ""
+    score: float | None = None  # a checked draft's sentence: the claim verifier's score in [0, 1]
 
 
 class QualityFinding(BaseModel):
@@ -299,9 +300,17 @@ class ReviewEvent(BaseModel):
     evidence: Evidence | None = None  # the item a reviewer added (kind "added")
 
 
+RunKind = Literal["question", "draft"]
+
+
 class Run(BaseModel):
+    """One question asked of documents, or (kind "draft") an analyst's draft checked sentence by
+    sentence (seed 004): the draft's sentences are the answer, each citing its best evidence."""
+
     run_id: str
     question: str
+    kind: RunKind = "question"
+    draft: str | None = None  # kind "draft": the draft as the analyst gave it
     document_ids: list[str]
     backend: str = "rules"
     settings: dict[str, Any] = Field(default_factory=dict)

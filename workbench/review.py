@@ -15,6 +15,8 @@ Rules, in one place:
   quote is always cited). The same quality review the pipeline runs recomputes the findings,
   coverage, support ratio and confidence. Each recomposition is an `AnswerRevision` naming the
   events that caused it; the machine answer is kept beside it.
+- A checked draft (run kind "draft") is never recomposed: its sentences stay the analyst's,
+  marked supported or not by their evidence's final status (`draft_answer`).
 - A sentence label (SENT-n) names the n-th sentence of the answer shown when it was recorded;
   it follows that sentence's text through later revisions.
 """
@@ -267,6 +269,24 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
     return ans
 
 
+def draft_answer(run: Run, supported: set[str], now_supported_by_humans: set[str]) -> Answer:
+    """A checked draft after item review: every sentence kept, in the analyst's words; one whose
+    evidence is no longer supported is marked unsupported, one the check rejected becomes
+    supported when a reviewer marked its (machine-rejected) evidence Supported."""
+    from workbench.pipeline.draft import draft_answer_from
+
+    out = []
+    for s in run.answer.sentences:
+        bad = [c for c in s.citations if c not in supported]
+        if s.citations and bad and s.supported:
+            s = s.model_copy(update={"supported": False,
+                                     "reason": f"its evidence was marked unsupported after review: {', '.join(bad)}"})
+        elif s.citations and not bad and not s.supported and set(s.citations) & now_supported_by_humans:
+            s = s.model_copy(update={"supported": True, "reason": "its evidence was marked supported after review"})
+        out.append(s)
+    return draft_answer_from(out, n_verified=len(supported), note=" (after review)")
+
+
 def _with_sentence_labels(answer: Answer, labels: Mapping[str, ReviewEvent], n_supported: int) -> Answer:
     """Human sentence labels (by sentence text) over an answer; ratio, confidence and the
     sentences_supported finding follow."""
@@ -330,6 +350,9 @@ def reviewed_run(run: Run, events: Iterable[ReviewEvent], problems: Mapping[str,
     def answer_for(ids: list[str]) -> Answer:
         if set(ids) == machine_set:
             base = run.answer  # nothing changed: the machine answer is the reader's answer
+        elif run.kind == "draft":  # the analyst's words stay; review marks them
+            human = {i for i, it in items.items() if it.deciding is not None and it.deciding.label == "supported"}
+            base = draft_answer(run, set(ids), human - machine_set)
         else:
             human = {i for i, it in items.items() if it.deciding is not None and it.deciding.label == "supported"}
             base = compose_answer(run, evidence, ids, human)

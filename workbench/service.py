@@ -232,6 +232,52 @@ class Workbench:
                                             "score": c.score if supported or not c.supported else min(c.score, 0.49)}))
         return out
 
+    # --- check a draft (seed 004) -----------------------------------------------------------
+    DRAFT_FORMATS = ("md", "html", "json")
+
+    def check_draft(self, draft: str, document_ids: list[str], *, title: str | None = None, markdown: bool = True,
+                    backend: str = "rules") -> Run:
+        """Check an analyst's draft (plain text or Markdown) sentence by sentence against the
+        documents with the claim verifier of `workbench verify` (`check_claims`), and store it as
+        a run of kind "draft": each sentence cites its best evidence span, supported or not, with
+        the check's score and reason. Sentences are relabelled like any answer sentence
+        (`review(run_id, "SENT-n", ...)`), evidence items like any item."""
+        from workbench.pipeline.draft import draft_run
+        from workbench.pipeline.run import new_run_id
+        from workbench.text.draft import draft_sentences
+
+        sentences = draft_sentences(draft or "", markdown)
+        if not sentences:
+            raise WorkbenchError("The draft has no sentences to check: paste or upload the text of a drafted answer.")
+        if not document_ids:
+            raise WorkbenchError("No documents selected: pick the documents the draft should be checked against.")
+        checks = self.check_claims(sentences, document_ids, backend=backend)
+        docs = {i: self.document(i) for i in dict.fromkeys(document_ids)}
+        cal = self.calibration()
+        run = draft_run(run_id=new_run_id(), title=" ".join((title or "").split()) or f"Draft: {sentences[0][:60]}",
+                        draft=draft, sentences=sentences, checks=checks, documents=docs,
+                        assign_ids=self.store.assign_evidence_ids, backend=backend,
+                        settings={"draft_format": "markdown" if markdown else "text", "sentences": len(sentences),
+                                  "calibration": None if cal is None else {"id": cal.id, "threshold": cal.threshold}})
+        self.store.save_run(run)
+        return run
+
+    def export_draft(self, run_id: str, fmt: str) -> tuple[bytes, str, str]:
+        """A checked draft as md, html or json: each sentence with its final verdict (human
+        labels applied), score, citation and the cited quote with document and page. A report of
+        the check, so no gate: every unsupported sentence is marked as such. → (bytes, media
+        type, file extension)."""
+        from workbench.export.draft import render_draft
+
+        if fmt not in self.DRAFT_FORMATS:
+            raise WorkbenchError(f"unknown draft export format {fmt!r}: use one of {', '.join(self.DRAFT_FORMATS)}")
+        rr = self.reviewed(run_id)
+        if rr.run.kind != "draft":
+            raise WorkbenchError(f"run {run_id} is a question, not a checked draft: use `export` for it")
+        docs = {d: self.document(d) for d in dict.fromkeys(rr.run.document_ids + [s.evidence.document_id
+                                                                                  for s in rr.statuses])}
+        return render_draft(rr, docs, fmt)
+
     # --- jobs (workbench.jobs: in this process, or RQ workers when queue_url is set) -------
     @cached_property
     def jobs(self):

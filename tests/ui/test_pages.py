@@ -56,14 +56,14 @@ def component_data(at: AppTest, name: str) -> list[dict]:
 
 
 # --- navigation ---------------------------------------------------------------------------
-def test_app_offers_the_six_pages_in_order_and_asks_for_the_reviewer_name(data_dir):
+def test_app_offers_the_seven_pages_in_order_and_asks_for_the_reviewer_name(data_dir):
     at = app()
     at.run()
     assert not at.exception
     assert at.title[0].value == "Documents"
     assert at.sidebar.text_input(key="reviewer_name").label == "Reviewer name"
-    for page, title in [("run", "Run"), ("review", "Review"), ("answer", "Answer"), ("dashboard", "Dashboard"),
-                        ("export", "Export")]:
+    for page, title in [("run", "Run"), ("review", "Review"), ("answer", "Answer"), ("check", "Check a draft"),
+                        ("dashboard", "Dashboard"), ("export", "Export")]:
         at.switch_page(str(PAGES / f"{page}.py")).run()
         assert not at.exception, (page, at.exception)
         assert at.title[0].value == title

@@ -34,6 +34,7 @@ PAGE_DOCUMENTS = str(PAGES_DIR / "documents.py")
 PAGE_RUN = str(PAGES_DIR / "run.py")
 PAGE_REVIEW = str(PAGES_DIR / "review.py")
 PAGE_ANSWER = str(PAGES_DIR / "answer.py")
+PAGE_CHECK = str(PAGES_DIR / "check.py")
 PAGE_DASHBOARD = str(PAGES_DIR / "dashboard.py")
 PAGE_EXPORT = str(PAGES_DIR / "export.py")
 

@@ -1,0 +1,101 @@
+"""Check a draft (seed 004): a drafted answer checked sentence by sentence with the claim verifier
+of `workbench verify`, stored as a run of kind "draft"; sentences relabelled like any answer
+sentence; exported as md, html and json with its citations."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.text.draft import draft_sentences
+
+PAGES = [
+    "Records. The operator shall keep inspection records for five years. "
+    "The operator must report every incident within 24 hours of discovery.",
+    "Training. Each employee shall complete safety training before starting work. "
+    "Visitors may walk the grounds when escorted.",
+]
+DRAFT = """# Memo: what the operator owes
+
+The operator shall keep **inspection records** for five years.
+- The operator must report every incident within [72 hours](https://example.org) of discovery.
+- Every visitor must bring a passport to the annual shareholder dinner.
+"""
+
+
+def test_markdown_structure_is_read_not_checked():
+    assert draft_sentences(DRAFT) == [
+        "The operator shall keep inspection records for five years.",
+        "The operator must report every incident within 72 hours of discovery.",
+        "Every visitor must bring a passport to the annual shareholder dinner."]
+    # plain text keeps what Markdown would have read as syntax
+    assert draft_sentences("# 3 items are listed.\n\nThey are *all* here.", markdown=False) == [
+        "# 3 items are listed.", "They are *all* here."]
+    assert draft_sentences("```\nnot a claim.\n```\n---\n") == []
+
+
+@pytest.fixture
+def checked(data_dir, make_pdf):
+    from workbench.service import Workbench
+
+    wb = Workbench()
+    doc = wb.ingest(make_pdf(PAGES, name="rules.pdf"), source_type="statute")
+    return wb, doc, wb.check_draft(DRAFT, [doc.id], title="Operator memo")
+
+
+def test_each_sentence_is_checked_scored_and_cites_its_best_span(checked):
+    wb, doc, run = checked
+    assert run.kind == "draft" and run.draft == DRAFT and run.question == "Operator memo"
+    rr = wb.reviewed(run.run_id)
+    s = rr.answer.sentences
+    assert [x.supported for x in s] == [True, False, False]  # true, swapped number, not in the document
+    assert all(x.score is not None and 0 <= x.score <= 1 for x in s) and s[0].score > s[1].score
+    assert "72" in s[1].reason and "24 hours" in s[1].reason  # the fact gate names the swap
+    (first,) = s[0].citations
+    item = rr.status_for(first)
+    assert item.final_status == "supported" and item.evidence.span.page == 1
+    assert "five years" in item.evidence.exact_quote and item.evidence.span.rects
+    assert s[0].text.endswith(f"five years [{first}].")
+    assert rr.answer.support_ratio == pytest.approx(1 / 3, abs=1e-3) and rr.badge == "red"
+    # the same verdicts as `workbench verify` (one engine)
+    assert [c.supported for c in wb.check_claims(draft_sentences(DRAFT), [doc.id])] == [True, False, False]
+
+
+def test_a_sentence_relabel_moves_the_badge_and_the_exports(checked):
+    wb, _, run = checked
+    wb.review(run.run_id, "SENT-3", "supported", "ann", note="the dinner rules are in the annex")
+    rr = wb.reviewed(run.run_id)
+    assert [x.supported for x in rr.answer.sentences] == [True, False, True]
+    assert rr.answer.support_ratio == pytest.approx(2 / 3, abs=1e-3) and rr.badge == "amber"
+    assert "labelled supported by ann" in rr.answer.sentences[2].reason
+    data = json.loads(wb.export_draft(run.run_id, "json")[0])
+    assert data["badge"] == "amber" and [x["supported"] for x in data["sentences"]] == [True, False, True]
+    cite = data["sentences"][0]["citations"][0]
+    assert cite["page"] == 1 and "five years" in cite["quote"] and len(cite["text_sha256"]) == 64
+    md = wb.export_draft(run.run_id, "md")[0].decode()
+    assert "67 % of sentences supported" in md and "**NOT SUPPORTED**" in md and cite["requirement_id"] in md
+    page = wb.export_draft(run.run_id, "html")[0].decode()
+    assert "<q>" in page and "Not supported" in page and "&lt;" not in data["draft"]
+
+
+def test_an_item_marked_unsupported_marks_its_sentence_and_the_words_stay(checked):
+    wb, _, run = checked
+    first = wb.reviewed(run.run_id).answer.sentences[0].citations[0]
+    wb.review(run.run_id, first, "unsupported", "bob")
+    rr = wb.reviewed(run.run_id)
+    assert [x.supported for x in rr.answer.sentences] == [False, False, False] and rr.badge == "red"
+    assert rr.answer.sentences[0].text == run.answer.sentences[0].text  # never dropped or rewritten
+    assert "marked unsupported after review" in rr.answer.sentences[0].reason
+
+
+def test_bad_input_is_a_clear_error(checked):
+    from workbench.errors import WorkbenchError
+
+    wb, doc, run = checked
+    with pytest.raises(WorkbenchError, match="no sentences"):
+        wb.check_draft("# only a heading\n", [doc.id])
+    with pytest.raises(WorkbenchError, match="No documents"):
+        wb.check_draft("A claim.", [])
+    with pytest.raises(WorkbenchError, match="format"):
+        wb.export_draft(run.run_id, "pdf")

@@ -1,0 +1,44 @@
+"""The Check a draft page (seed 004) in AppTest: paste, check, see each sentence's verdict and
+score under the support badge, relabel a sentence, export. The click-through to the highlighted
+span is exercised in real Chromium (test_browser_check.py)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.ui.conftest import shown
+from tests.ui.test_pages import app, on_page, texts
+
+DRAFT = """## Memo
+The organization shall limit system access to authorized users.
+- Audit logs are reviewed every **second** decade by the mayor's goldfish.
+"""
+
+
+def test_a_pasted_draft_is_checked_sentence_by_sentence_and_relabelled(workspace):
+    wb, doc, _ = workspace
+    at = on_page(app(), "check", reviewer="Ann")
+    assert at.title[0].value == "Check a draft"
+    at.text_area(key="check_draft_text").set_value(DRAFT)
+    next(b for b in at.button if b.label == "Check the draft").click().run()
+    assert not at.exception, at.exception
+    (draft,) = [r for r in wb.runs() if r.kind == "draft"]
+    body = texts(at)
+    assert "50 % of sentences supported" in body and "1 of 2 sentence(s) supported" in body
+    assert ":orange-badge[" in "\n".join(m.value for m in at.markdown)
+    verdicts = [m.value for m in at.markdown if "upported]" in m.value and ("material/check:" in m.value or "material/close:" in m.value)]
+    assert [("green" in v) for v in verdicts] == [True, False]
+    assert "mayor's goldfish" in body and "##" not in body  # Markdown read as structure, shown as text
+    # the best evidence links to Review on that item
+    rid = wb.reviewed(draft.run_id).answer.sentences[0].citations[0]
+    links = [p for p in at.get("page_link") if rid in p.proto.label]
+    assert links and f"evidence={rid}" in links[0].proto.query_string
+    # a reviewer's word on sentence 2
+    at.button(key=f"draft_sup_{draft.run_id}_2").click().run()
+    assert not at.exception, at.exception
+    assert "100 % of sentences supported" in texts(at)
+    (ev,) = wb.store.history(draft.run_id)
+    assert (ev.requirement_id, ev.label, ev.reviewer) == ("SENT-2", "supported", "Ann")
+    assert [b.proto.label for b in at.get("download_button")] == ["Markdown", "HTML", "JSON"]
+    data = json.loads(wb.export_draft(draft.run_id, "json")[0])
+    assert data["badge"] == "green" and shown(data["sentences"][1]["sentence"]).startswith("Audit logs")
