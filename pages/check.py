@@ -4,7 +4,7 @@ Review — under the support-ratio badge; relabel sentences; export the checked 
 
 import streamlit as st
 
-from workbench.text import strip_citations
+from workbench.service import without_citations
 from workbench.ui import safe, state
 from workbench.ui.widgets import badge_level, show_error
 from workbench.ui.workspace import get_workbench
@@ -79,7 +79,7 @@ if err is not None:
 for n, s in enumerate(answer.sentences, 1):
     with st.container(border=True, key=f"draft_sentence_{n}"):
         head = st.columns([5, 1])
-        head[0].markdown(f"**{n}.** {safe.text(strip_citations(s.text))}")
+        head[0].markdown(f"**{n}.** {safe.text(without_citations(s.text))}")
         verdict = ":green-badge[:material/check: Supported]" if s.supported else \
             ":red-badge[:material/close: Not supported]"
         score = "" if s.score is None else f" score {s.score:.2f}"

@@ -99,3 +99,10 @@ def test_bad_input_is_a_clear_error(checked):
         wb.check_draft("A claim.", [])
     with pytest.raises(WorkbenchError, match="format"):
         wb.export_draft(run.run_id, "pdf")
+
+
+def test_draft_labels_do_not_calibrate_the_question_verifier(checked):
+    wb, _, run = checked
+    rid = wb.reviewed(run.run_id).answer.sentences[0].citations[0]
+    wb.review(run.run_id, rid, "unsupported", "ann")
+    assert wb.calibration_data() == []  # a claim score is not a question verifier's score

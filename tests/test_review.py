@@ -103,3 +103,24 @@ def test_a_sentence_label_follows_its_sentence_through_a_revision():
     rr = reviewed_run(_run(), events)
     (only,) = rr.answer.sentences  # sentence 1 dropped; the labelled one is now first
     assert only.citations == ["REQ-C002"] and not only.supported and rr.answer.support_ratio == 0.0
+
+
+def test_review_orders_put_the_verifier_least_sure_and_reviewers_disagreeing_first():
+    import pytest
+
+    from workbench.review import review_order
+
+    # scores 0.9, 0.8, 0.7: C003 is nearest the verifier's boundary
+    rr = reviewed_run(_run(), [])
+    assert [s.evidence.requirement_id for s in review_order(rr.statuses, "uncertainty")] == [
+        "REQ-C003", "REQ-C002", "REQ-C001"]
+    # what a human already decided goes last; an open conflict goes first by disagreement
+    rr = reviewed_run(_run(), [_ev(1, "REQ-C003", "supported", "ann"), _ev(2, "REQ-C001", "supported", "ann"),
+                               _ev(3, "REQ-C001", "unsupported", "bob")])
+    assert [s.evidence.requirement_id for s in review_order(rr.statuses, "uncertainty")] == [
+        "REQ-C002", "REQ-C003", "REQ-C001"]
+    assert [s.evidence.requirement_id for s in review_order(rr.statuses, "disagreement")] == [
+        "REQ-C001", "REQ-C003", "REQ-C002"]
+    assert review_order(rr.statuses, "document") == rr.statuses
+    with pytest.raises(ValueError, match="unknown review order"):
+        review_order(rr.statuses, "random")

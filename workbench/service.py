@@ -54,6 +54,13 @@ def export_formats() -> list[str]:
     return list(FORMATS)
 
 
+def without_citations(sentence: str) -> str:
+    """A sentence as its author wrote it, without the [REQ-…] citations the check added."""
+    from workbench.text import strip_citations
+
+    return strip_citations(sentence)
+
+
 class Workbench:
     """One workspace: settings, the store, caches of parsed documents and indexes."""
 
@@ -640,12 +647,15 @@ class Workbench:
         """This workspace's human-labelled items as calibration rows: verifier score and verdict,
         the human label, the run. Reviewer-added items are scored by the rules verifier on the
         run's question (they are the verifier's missed positives); structural rejections and
-        unsettled disagreements are left out."""
+        unsettled disagreements are left out, and so are checked drafts (their scores are the
+        claim verifier's, a different scale from the question verifier's that is calibrated here)."""
         from workbench.calibration import STRUCTURAL
 
         rows: list[dict] = []
         engine = None
         for stored in self.store.list_runs():
+            if stored.kind == "draft":
+                continue
             rr = self.reviewed(stored.run_id)
             for s in rr.statuses:
                 if s.human_label is None or s.conflict or not s.hash_ok:
