@@ -37,9 +37,10 @@ def test_markdown_structure_is_read_not_checked():
 
 @pytest.fixture
 def checked(data_dir, make_pdf):
+    from workbench.config import get_settings
     from workbench.service import Workbench
 
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(make_pdf(PAGES, name="rules.pdf"), source_type="statute")
     return wb, doc, wb.check_draft(DRAFT, [doc.id], title="Operator memo")
 

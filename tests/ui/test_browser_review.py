@@ -36,7 +36,7 @@ def contract_workspace(tmp_path_factory, corpus_dir):
     os.environ["WORKBENCH_DATA_DIR"] = str(root / "workspace")
     get_settings.cache_clear()
     try:
-        wb = Workbench()
+        wb = Workbench(get_settings())
         doc = wb.ingest(corpus_dir / CONTRACT, source_type="contract")
         (run,) = wb.ask([QUESTION], [doc.id])
         (governing,) = [e.requirement_id for e in run.evidence
