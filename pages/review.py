@@ -61,7 +61,32 @@ def label(value: str, adjudication: bool = False) -> None:
     st.session_state["review_flash"] = ("success", f"{safe.text(ev_id)}: {words[value]} (by {safe.text(name)}).")
 
 
-left, right = st.columns([1, 1], gap="medium")
+def add_selection(sel: dict) -> None:
+    """A text selection in the viewer (exact offsets into the document's text) becomes evidence."""
+    name = state.reviewer()
+    if not name:
+        st.session_state["review_flash"] = ("error", "Enter your **Reviewer name** in the sidebar first, then "
+                                            "select the text again.")
+        return
+    try:
+        status = wb.add_evidence(run.run_id, str(sel.get("document_id") or current.evidence.document_id),
+                                 start=int(sel["start"]), end=int(sel["end"]), reviewer=name,
+                                 note=st.session_state.get(state.NOTE, ""), identity=state.identity())
+    except Exception as e:  # noqa: BLE001 - shown by the page below
+        st.session_state["review_flash"] = ("exception", e)
+        return
+    rid = status.evidence.requirement_id
+    state.select_evidence(run.run_id, rid)
+    st.session_state["review_flash"] = (
+        "success", f"{safe.text(rid)} added as evidence ({safe.text(status.evidence.span.cite)}), "
+                   f"Supported by {safe.text(status.reviewer)}.")
+
+
+# The viewer pane stays beside the evidence while the page scrolls, as tall as the window (the
+# wrapper Streamlit puts around a keyed container is what sticks inside the tall column).
+st.html("<style>div:has(> .st-key-wb_viewer_pane), .st-key-wb_viewer_pane { position: sticky; top: 3.75rem;"
+        " z-index: 3; } .stMainBlockContainer { padding-bottom: 1.5rem; }</style>")
+left, right = st.columns([9, 11], gap="medium")  # the page gets the larger half: readable text
 with left:
     n_done = sum(1 for s in items if s.human_label)
     per_reviewer: dict[str, int] = {}
@@ -115,7 +140,7 @@ with left:
         ev = current.evidence
         head = f"**{safe.text(ev.requirement_id)}**"
         if ev.span:
-            head += f" · page {ev.span.page}" + (f"–{ev.span.pages[-1]}" if len(ev.span.pages) > 1 else "")
+            head += f" · {safe.text(ev.span.cite)}" + (f"–{ev.span.pages[-1]}" if len(ev.span.pages) > 1 else "")
         if ev.section_heading:
             head += f" · {safe.text(ev.section_heading)}"
         st.markdown(head)
@@ -187,23 +212,36 @@ with left:
     else:
         st.caption("No human decisions on this item yet.")
 
-with right:
+with right, st.container(key="wb_viewer_pane"):
     span = current.evidence.span
     doc_id = current.evidence.document_id
     same_doc = [s.evidence for s in items if s.evidence.document_id == doc_id and s.evidence.span]
     name = docs[doc_id].filename if doc_id in docs else doc_id[:12]
-    st.caption(f":material/picture_as_pdf: {safe.text(name)}" + (f" — page {span.page}" if span else ""))
+    st.caption(f":material/picture_as_pdf: {safe.text(name)}" + (f" — {safe.text(span.cite)}" if span else "")
+               + " · select text on the page to add it as evidence")
     if span is None:
         st.warning(f"{safe.text(current.evidence.requirement_id)}'s quote could not be anchored in the PDF, so there is no box to "
                    "show (rejected as quote_not_found).")
-    clicked = pdf_viewer(
+    try:
+        page_labels = wb.page_labels(doc_id)
+    except Exception:  # noqa: BLE001 - labels are an extra; the page numbers still work
+        page_labels = []
+    events = pdf_viewer(
         doc_id,
         highlights_for((e.requirement_id, e.span.rects) for e in same_doc),
         target=current.evidence.requirement_id,
         page=span.page if span else None,
         scroll_token=st.session_state.get(state.SCROLL_TOKEN, 0),
+        height=None,
+        fill_offset=110,
+        labels=page_labels,
+        selectable=True,
         key="review_viewer",
     )
-    if clicked and clicked != wanted and clicked in by_id:
-        state.select_evidence(run.run_id, clicked)
+    if events.select and events.select != wanted and events.select in by_id:
+        state.select_evidence(run.run_id, events.select)
         st.rerun()
+    if events.add:
+        add_selection(events.add)
+        st.rerun()
+

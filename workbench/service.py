@@ -104,6 +104,20 @@ class Workbench:
         memory LRU, then disk by parser version + SHA-256), parsed from the stored bytes on a miss."""
         return self._parsed_cache.get(document_id)
 
+    def page_labels(self, document_id: str) -> list[str]:
+        """Each page's printed label ("" when unknown), e.g. "28" for PDF page 40."""
+        return list(self.parsed(document_id).page_labels)
+
+    def page_words(self, document_id: str, page: int) -> list[tuple[float, float, float, float, str, int, int]]:
+        """The words of a 1-based page as (x0, y0, x1, y1, text, start, end): boxes in PDF points
+        of the cropbox, offsets into the document's text. The viewer's selectable text layer is
+        built from these, so a selection maps to exact character offsets (add_evidence)."""
+        parsed = self.parsed(document_id)
+        if not 1 <= page <= len(parsed.pages):
+            raise IndexError(f"page {page} is outside 1..{len(parsed.pages)}")
+        text = parsed.text
+        return [(w.x0, w.y0, w.x1, w.y1, text[w.start:w.end], w.start, w.end) for w in parsed.words_on(page)]
+
     @cached_property
     def _parsed_cache(self) -> ParsedCache:
         from workbench.pdf.cache import ParsedCache

@@ -229,6 +229,11 @@ class ParsedDocument:
             runs[-1].append(w)
         return runs
 
+    def words_on(self, page: int) -> list[Word]:
+        """The words of a 1-based page in reading order."""
+        lo, hi = self._page_words[page - 1]
+        return [w for w in self.words[lo:hi] if w.page == page]
+
     @property
     def _page_words(self) -> list[tuple[int, int]]:
         """Per page, the [first, last) word indexes."""

@@ -7,21 +7,44 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 import streamlit as st
 
 from workbench.models import PageRect
 from workbench.ui.viewer.render import get_renderer
-from workbench.ui.viewer.routes import PAGE_ROUTE
+from workbench.ui.viewer.routes import PAGE_ROUTE, WORDS_ROUTE
 
 _HERE = Path(__file__).parent
 _component = st.components.v2.component(
     "evidence_workbench.pdf_viewer",
-    html='<div class="wbv-scroll" tabindex="0"></div>',
+    html=(
+        '<div class="wbv">'
+        '<div class="wbv-bar" role="toolbar" aria-label="Viewer">'
+        '<button data-act="prev" title="Previous page (←)" aria-label="Previous page">‹</button>'
+        '<span>Page</span><input class="wbv-pageno" aria-label="Go to page" title="Type a page number or a '
+        'printed page label, then Enter (g)"><span class="wbv-of"></span>'
+        '<button data-act="next" title="Next page (→)" aria-label="Next page">›</button>'
+        '<span class="wbv-label"></span><span class="wbv-sp"></span>'
+        '<button data-act="out" title="Zoom out (−, Ctrl+wheel)" aria-label="Zoom out">−</button>'
+        '<span class="wbv-zoom" aria-live="polite"></span>'
+        '<button data-act="in" title="Zoom in (+, Ctrl+wheel)" aria-label="Zoom in">+</button>'
+        '<button data-act="width" title="Fit width (0)">Fit width</button>'
+        '<button data-act="page" title="Fit page">Fit page</button>'
+        '</div>'
+        '<div class="wbv-scroll" tabindex="0" aria-label="PDF pages"></div>'
+        '<button class="wbv-add" hidden>Add as evidence</button>'
+        '</div>'
+    ),
     css=(_HERE / "viewer.css").read_text(),
     js=(_HERE / "viewer.js").read_text(),
     isolate_styles=True,
 )
+
+
+class ViewerEvents(NamedTuple):
+    select: str | None  # evidence id of a clicked highlight
+    add: dict | None  # a text selection the reviewer chose to add as evidence
 
 
 def highlights_for(items: Iterable[tuple[str, list[PageRect]]]) -> list[dict]:
@@ -40,25 +63,40 @@ def pdf_viewer(
     target: str | None = None,
     page: int | None = None,
     scroll_token: int = 0,
-    height: int = 760,
+    height: int | None = 760,
+    fill_offset: int = 150,
+    labels: list[str] | None = None,
+    selectable: bool = False,
     key: str = "pdf_viewer",
     on_select: Callable[[], None] | None = None,
     empty_message: str = "Select an evidence item to see its page.",
-) -> str | None:
-    """Mount the viewer. Returns the evidence id of a highlight the user clicked (this run only)."""
+) -> ViewerEvents:
+    """Mount the viewer. `height=None` fills the window's height less `fill_offset` px.
+    `labels`: each page's printed label (shown beside the page number; the page box accepts
+    them). `selectable`: offer "Add as evidence" for a text selection.
+
+    Returns this run's events: the evidence id of a highlight the user clicked, and a text
+    selection to add as evidence ({start, end, page, text, document_id}: exact character
+    offsets into the document's text)."""
     renderer = get_renderer()
     sizes = renderer.page_sizes(document_id) if document_id else []
     data = {
         "document_id": document_id,
         "sizes": sizes,
+        "labels": labels or [],
         "highlights": highlights,
         "target": target,
         "page": page,
         "scroll_token": scroll_token,
         "height": height,
+        "fill_offset": fill_offset,
         "base": PAGE_ROUTE,
         "max_pixels": renderer.max_pixels,
+        "words_base": WORDS_ROUTE,
+        "selectable": selectable,
         "empty": empty_message,
     }
-    result = _component(key=key, data=data, on_select_change=on_select or (lambda: None))
-    return getattr(result, "select", None)
+    result = _component(key=key, data=data, on_select_change=on_select or (lambda: None),
+                        on_add_change=lambda: None)
+    add = getattr(result, "add", None)
+    return ViewerEvents(getattr(result, "select", None), add if isinstance(add, dict) else None)

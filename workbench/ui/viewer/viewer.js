@@ -1,8 +1,20 @@
 // Lazy PDF viewer: placeholders sized by aspect ratio, page images loaded near the viewport
-// and unloaded far from it, highlight boxes placed in % of the cropbox (PDF points).
+// and unloaded far from it, highlight boxes placed in % of the cropbox (PDF points), so they
+// stay on the quoted words at every zoom. A transparent text layer built from the document's
+// own words (their boxes and character offsets) makes the page selectable; a selection maps to
+// exact offsets and can be added as evidence.
 const LOAD_MARGIN = "800px 0px";
 const KEEP_MARGIN = "4000px 0px";
 const LOAD_DELAY_MS = 60;
+const STEPS = [0.5, 0.67, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4]; // × actual size
+const PT = 96 / 72; // CSS px per PDF point at 100 %
+const GAP = 10; // px around pages
+
+function renderZoom(st) {
+  // Image resolution: display scale × device pixels, snapped (the server caches per step).
+  const z = st.scale * (window.devicePixelRatio || 1);
+  return Math.min(3, Math.max(1, Math.round(z * 4) / 4));
+}
 
 // The zoom to ask for: the viewer's, or less where the page would pass the server's pixel cap
 // (a 14,400 pt page); the server scales down to the cap anyway, this keeps the URL truthful.
@@ -16,17 +28,182 @@ function pageUrl(st, div) {
   return `${st.base}/${st.doc}/${div.dataset.pageNumber}?z=${pageZoom(st, div)}`;
 }
 
-function build(st, root, data) {
-  const scroll = root;
+function fitScale(st, mode) {
+  const r = st.root;
+  const maxW = Math.max(...st.sizes.map(s => s[0]));
+  const width = Math.max(100, (r.clientWidth || 800) - 2 * GAP);
+  if (mode === "page") {
+    const cur = st.sizes[(st.current || 1) - 1] || st.sizes[0];
+    const height = Math.max(100, (r.clientHeight || 600) - 2 * GAP);
+    return Math.min(width / cur[0], height / cur[1]);
+  }
+  return width / maxW;
+}
+
+// The point at the anchor (viewport px inside the scroll area) as (page, fx, fy).
+function pointAt(st, ax, ay) {
+  const r = st.root, y = r.scrollTop + ay;
+  let page = st.pages[0];
+  for (const d of st.pages) { if (d.offsetTop <= y) page = d; else break; }
+  return {
+    page,
+    fx: (r.scrollLeft + ax - page.offsetLeft) / Math.max(1, page.offsetWidth),
+    fy: (y - page.offsetTop) / Math.max(1, page.offsetHeight),
+  };
+}
+
+function setScale(st, scale, fit, anchor) {
+  const r = st.root;
+  scale = Math.min(4 * PT, Math.max(0.25 * PT, scale));
+  const ax = anchor ? anchor[0] : r.clientWidth / 2, ay = anchor ? anchor[1] : r.clientHeight / 3;
+  const keep = st.pages.length && st.scale ? pointAt(st, ax, ay) : null;
+  st.scale = scale;
+  st.fit = fit || null;
+  st.sizes.forEach((s, i) => { st.pages[i].style.width = `${(s[0] * scale).toFixed(2)}px`; });
+  r.style.setProperty("--wbv-scale", String(scale));
+  const z = renderZoom(st);
+  if (z !== st.zoom) {
+    st.zoom = z;
+    for (const img of r.querySelectorAll(".wbv-page img")) img.src = pageUrl(st, img.parentElement);
+  }
+  if (keep) {
+    r.scrollTop = keep.page.offsetTop + keep.fy * keep.page.offsetHeight - ay;
+    r.scrollLeft = keep.page.offsetLeft + keep.fx * keep.page.offsetWidth - ax;
+  }
+  st.zoomLabel.textContent = `${Math.round((100 * scale) / PT)} %`;
+  st.wrap.dataset.zoom = String(Math.round((1000 * scale) / PT) / 1000);
+  st.wrap.dataset.fit = st.fit || "";
+}
+
+function zoomStep(st, dir, anchor) {
+  const cur = st.scale / PT;
+  let next;
+  if (dir > 0) next = STEPS.find(s => s > cur * 1.01) || STEPS[STEPS.length - 1];
+  else next = [...STEPS].reverse().find(s => s < cur * 0.99) || STEPS[0];
+  setScale(st, next * PT, null, anchor);
+}
+
+function labelText(st, n) {
+  const lab = st.labels[n - 1];
+  return lab && lab !== String(n) ? `printed p. ${lab}` : "";
+}
+
+function updateCurrent(st) {
+  const r = st.root;
+  if (!st.pages.length) return;
+  const line = r.scrollTop + r.clientHeight / 3;
+  let n = 1;
+  for (const d of st.pages) { if (d.offsetTop <= line) n = +d.dataset.pageNumber; else break; }
+  if (n === st.current && st.pageInput.value) return;
+  st.current = n;
+  if (st.wrap.getRootNode().activeElement !== st.pageInput) st.pageInput.value = String(n);
+  st.label.textContent = labelText(st, n);
+  st.wrap.dataset.current = String(n);
+}
+
+function goToPage(st, n) {
+  n = Math.min(st.pages.length, Math.max(1, n));
+  const d = st.pages[n - 1];
+  st.root.scrollTop = d.offsetTop - GAP;
+  st.current = 0;
+  updateCurrent(st);
+}
+
+// A typed page: a printed label ("iv", "28") first, else the PDF page number.
+function resolvePage(st, raw) {
+  const v = String(raw).trim().toLowerCase().replace(/^p\.?\s*/, "");
+  if (!v) return null;
+  const i = st.labels.findIndex(l => l && l.toLowerCase() === v);
+  if (i >= 0 && !st.labelsArePositions) return i + 1;
+  const n = parseInt(v, 10);
+  return Number.isFinite(n) && String(n) === v ? n : (i >= 0 ? i + 1 : null);
+}
+
+function buildChrome(st, parentElement) {
+  const wrap = parentElement.querySelector(".wbv");
+  st.wrap = wrap;
+  const bar = wrap.querySelector(".wbv-bar");
+  st.pageInput = bar.querySelector(".wbv-pageno");
+  st.of = bar.querySelector(".wbv-of");
+  st.label = bar.querySelector(".wbv-label");
+  st.zoomLabel = bar.querySelector(".wbv-zoom");
+  st.addBtn = wrap.querySelector(".wbv-add");
+  if (wrap._wired) return;
+  wrap._wired = true;
+  bar.addEventListener("click", e => {
+    const act = e.target.closest("button")?.dataset.act;
+    if (!act || !st.pages.length) return;
+    if (act === "in") zoomStep(st, 1);
+    else if (act === "out") zoomStep(st, -1);
+    else if (act === "width") setScale(st, fitScale(st, "width"), "width");
+    else if (act === "page") { setScale(st, fitScale(st, "page"), "page"); goToPage(st, st.current || 1); }
+    else if (act === "prev") goToPage(st, (st.current || 1) - 1);
+    else if (act === "next") goToPage(st, (st.current || 1) + 1);
+  });
+  st.pageInput.addEventListener("keydown", e => {
+    e.stopPropagation(); // typed characters are not the app's keyboard shortcuts
+    if (e.key === "Enter") {
+      const n = resolvePage(st, st.pageInput.value);
+      if (n) goToPage(st, n);
+      st.pageInput.blur();
+    } else if (e.key === "Escape") {
+      st.pageInput.value = String(st.current || 1);
+      st.pageInput.blur();
+    }
+  });
+  st.pageInput.addEventListener("blur", () => { st.pageInput.value = String(st.current || 1); });
+  const r = st.root;
+  r.addEventListener("scroll", () => { updateCurrent(st); hideAdd(st); }, { passive: true });
+  r.addEventListener("wheel", e => {
+    if (!e.ctrlKey || !st.pages.length) return;
+    e.preventDefault();
+    const box = r.getBoundingClientRect();
+    zoomStep(st, e.deltaY < 0 ? 1 : -1, [e.clientX - box.left, e.clientY - box.top]);
+  }, { passive: false });
+  r.addEventListener("keydown", e => {
+    if (!st.pages.length || e.altKey || e.metaKey) return;
+    let done = true;
+    if ((e.key === "+" || e.key === "=") ) zoomStep(st, 1);
+    else if (e.key === "-") zoomStep(st, -1);
+    else if (e.key === "0") setScale(st, fitScale(st, "width"), "width");
+    else if (e.key === "ArrowRight" && !e.shiftKey) goToPage(st, (st.current || 1) + 1);
+    else if (e.key === "ArrowLeft" && !e.shiftKey) goToPage(st, (st.current || 1) - 1);
+    else if (e.key === "g") { st.pageInput.focus(); st.pageInput.select(); }
+    else done = false;
+    if (done) { e.preventDefault(); e.stopPropagation(); }
+  });
+  new ResizeObserver(() => {
+    if (st.fit && st.pages.length) setScale(st, fitScale(st, st.fit), st.fit);
+  }).observe(r);
+  r.addEventListener("mouseup", e => setTimeout(() => offerSelection(st, e), 0));
+  r.addEventListener("keyup", e => { if (e.shiftKey) setTimeout(() => offerSelection(st, null), 0); });
+  st.addBtn.addEventListener("mousedown", e => e.preventDefault()); // keep the selection
+  st.addBtn.addEventListener("click", () => {
+    const sel = st.selection;
+    if (!sel || !st.onAdd) return;
+    st.onAdd({ start: sel.start, end: sel.end, page: sel.page, text: sel.text, document_id: st.doc,
+               nonce: Date.now() });
+    const s = selectionOf(st);
+    if (s) s.removeAllRanges();
+    hideAdd(st);
+  });
+}
+
+function build(st, data) {
+  const scroll = st.root;
   scroll.innerHTML = "";
   st.pages = [];
   st.doc = data.document_id;
   st.base = data.base;
   st.maxPixels = data.max_pixels || 25000000;
-  const width = scroll.clientWidth || 800;
-  const maxW = Math.max(...data.sizes.map(s => s[0]));
-  const dpr = window.devicePixelRatio || 1;
-  st.zoom = Math.min(3, Math.max(1, Math.round((width * dpr / maxW) * 4) / 4));
+  st.wordsBase = data.words_base;
+  st.sizes = data.sizes;
+  st.labels = data.labels || [];
+  st.labelsArePositions = st.labels.every((l, i) => !l || l === String(i + 1));
+  st.scale = 0;
+  st.zoom = 0;
+  st.current = 0;
+  st.of.textContent = `of ${data.sizes.length}`;
   data.sizes.forEach((s, i) => {
     const div = document.createElement("div");
     div.className = "wbv-page";
@@ -36,11 +213,12 @@ function build(st, root, data) {
     div.dataset.h = s[1];
     const num = document.createElement("span");
     num.className = "wbv-num";
-    num.textContent = String(i + 1);
+    num.textContent = st.labels[i] && st.labels[i] !== String(i + 1) ? `${i + 1} (p. ${st.labels[i]})` : String(i + 1);
     div.appendChild(num);
     scroll.appendChild(div);
     st.pages.push(div);
   });
+  setScale(st, fitScale(st, "width"), "width");
   if (st.loadObs) st.loadObs.disconnect();
   if (st.keepObs) st.keepObs.disconnect();
   st.loadObs = new IntersectionObserver(entries => {
@@ -58,6 +236,7 @@ function build(st, root, data) {
     for (const e of entries) if (!e.isIntersecting) unload(e.target);
   }, { root: scroll, rootMargin: KEEP_MARGIN });
   st.pages.forEach(d => { st.loadObs.observe(d); st.keepObs.observe(d); });
+  updateCurrent(st);
 }
 
 function load(st, div) {
@@ -65,13 +244,118 @@ function load(st, div) {
   const img = document.createElement("img");
   img.alt = `page ${div.dataset.pageNumber}`;
   img.decoding = "async";
+  img.draggable = false;
   img.src = pageUrl(st, div);
   div.insertBefore(img, div.firstChild);
+  if (st.wordsBase && !div.querySelector(".wbv-text")) loadWords(st, div);
+}
+
+const measureCtx = document.createElement("canvas").getContext("2d");
+
+// One transparent span per word, placed on the word's box; font size follows the zoom
+// (--wbv-scale) and a horizontal stretch measured once makes the glyphs span the box.
+async function loadWords(st, div) {
+  const doc = st.doc, n = div.dataset.pageNumber;
+  const layer = document.createElement("div");
+  layer.className = "wbv-text";
+  div.appendChild(layer);
+  let words;
+  try {
+    const resp = await fetch(`${st.wordsBase}/${doc}/${n}`);
+    if (!resp.ok) return;
+    words = await resp.json();
+  } catch (_) {
+    return;
+  }
+  if (st.doc !== doc || !layer.isConnected) return;
+  const w = +div.dataset.w, h = +div.dataset.h;
+  const frag = document.createDocumentFragment();
+  let prev = null;
+  for (const [x0, y0, x1, y1, text, start, end] of words) {
+    if (prev && (Math.abs(prev[1] - y0) > 2 || x0 < prev[2])) frag.appendChild(document.createElement("br"));
+    else if (prev) frag.appendChild(document.createTextNode(" "));
+    const span = document.createElement("span");
+    span.textContent = text;
+    span.dataset.start = String(start);
+    span.dataset.end = String(end);
+    const fh = Math.max(1, y1 - y0);
+    measureCtx.font = `${fh}px sans-serif`;
+    const tw = measureCtx.measureText(text).width || 1;
+    span.style.left = `${(100 * x0) / w}%`;
+    span.style.top = `${(100 * y0) / h}%`;
+    span.style.fontSize = `calc(var(--wbv-scale) * ${fh.toFixed(2)}px)`;
+    span.style.transform = `scaleX(${((x1 - x0) / tw).toFixed(4)})`;
+    frag.appendChild(span);
+    prev = [x0, y0, x1];
+  }
+  layer.appendChild(frag);
 }
 
 function unload(div) {
   const img = div.querySelector("img");
   if (img) { img.src = ""; img.remove(); }
+  const layer = div.querySelector(".wbv-text");
+  if (layer && !layer.contains(selectionAnchor(div))) layer.remove();
+}
+
+function selectionOf(st) {
+  const root = st.root.getRootNode();
+  return (root.getSelection && root.getSelection()) || document.getSelection();
+}
+
+function selectionAnchor(div) {
+  const root = div.getRootNode();
+  const s = (root.getSelection && root.getSelection()) || document.getSelection();
+  return s && s.rangeCount ? s.anchorNode : null;
+}
+
+// The selected words as exact character offsets into the document's text.
+function currentSelection(st) {
+  const sel = selectionOf(st);
+  if (!sel || !sel.rangeCount || sel.isCollapsed) return null;
+  const range = sel.getRangeAt(0);
+  let start = Infinity, end = -Infinity, page = null;
+  const parts = [];
+  for (const layer of st.root.querySelectorAll(".wbv-text")) {
+    if (!range.intersectsNode(layer)) continue;
+    for (const span of layer.querySelectorAll("span")) {
+      if (!range.intersectsNode(span)) continue;
+      const ws = +span.dataset.start, we = +span.dataset.end, t = span.firstChild;
+      const exact = t && t.nodeValue.length === we - ws;
+      let s = ws, e = we;
+      if (exact && range.startContainer === t) s = ws + range.startOffset;
+      if (exact && range.endContainer === t) e = ws + range.endOffset;
+      if (e <= s) continue;
+      if (s < start) { start = s; page = +layer.parentElement.dataset.pageNumber; }
+      end = Math.max(end, e);
+      parts.push(t.nodeValue.slice(s - ws, e - ws));
+    }
+  }
+  if (!Number.isFinite(start) || end <= start) return null;
+  return { start, end, page, text: parts.join(" ") };
+}
+
+function offerSelection(st, e) {
+  if (!st.onAdd) return;
+  const sel = currentSelection(st);
+  st.selection = sel;
+  if (!sel) { hideAdd(st); return; }
+  const wrapBox = st.wrap.getBoundingClientRect();
+  let x, y;
+  if (e) { x = e.clientX; y = e.clientY; } else {
+    const b = selectionOf(st).getRangeAt(0).getBoundingClientRect();
+    x = b.right; y = b.bottom;
+  }
+  st.addBtn.hidden = false;
+  st.addBtn.style.left = `${Math.max(4, Math.min(wrapBox.width - 170, x - wrapBox.left + 8))}px`;
+  st.addBtn.style.top = `${Math.max(40, Math.min(wrapBox.height - 36, y - wrapBox.top + 10))}px`;
+  st.addBtn.title = `Add “${sel.text.slice(0, 80)}${sel.text.length > 80 ? "…" : ""}” (characters ${sel.start}–${sel.end}) as evidence`;
+  st.wrap.dataset.selStart = String(sel.start);
+  st.wrap.dataset.selEnd = String(sel.end);
+}
+
+function hideAdd(st) {
+  if (st.addBtn) st.addBtn.hidden = true;
 }
 
 function drawHighlights(st, data, onSelect) {
@@ -96,29 +380,66 @@ function drawHighlights(st, data, onSelect) {
 
 function scrollToTarget(st, data) {
   const boxes = data.highlights.filter(h => h.id === data.target);
-  let page, y = 0;
+  let page, y = 0, x = 0;
   if (boxes.length) {
     page = st.pages[boxes[0].page - 1];
     y = boxes[0].y0 / +page.dataset.h;
+    x = boxes[0].x0 / +page.dataset.w;
   } else if (data.page) {
     page = st.pages[data.page - 1];
   }
   if (!page) return;
-  const top = page.offsetTop + y * page.clientHeight - st.root.clientHeight / 3;
-  st.root.scrollTop = Math.max(0, top);
+  const r = st.root;
+  const top = page.offsetTop + y * page.clientHeight - r.clientHeight / 3;
+  r.scrollTop = Math.max(0, top);
+  if (page.offsetWidth > r.clientWidth) r.scrollLeft = Math.max(0, page.offsetLeft + x * page.offsetWidth - 20);
+  updateCurrent(st);
+}
+
+// height: null → fill the window below the viewer's top (it grows as the page scrolls it up to
+// its sticky place), never less than the window less fill_offset.
+function fitHeight(st) {
+  if (st.fixedHeight) return;
+  const top = Math.max(st.fillOffset, st.root.getBoundingClientRect().top);
+  const h = Math.max(280, Math.round(window.innerHeight - top - 28));
+  if (h !== st.height) {
+    st.height = h;
+    st.wrap.style.setProperty("--wbv-height", `${h}px`);
+  }
 }
 
 export default function ({ data, parentElement, setTriggerValue }) {
   const root = parentElement.querySelector(".wbv-scroll");
   if (!root) return;
-  root.style.height = `${data.height}px`;
-  const st = root._wbv || (root._wbv = { root });
+  const wrap = parentElement.querySelector(".wbv");
+  const st = root._wbv || (root._wbv = { root, pages: [] });
+  buildChrome(st, parentElement);
+  st.fixedHeight = !!data.height;
+  st.fillOffset = data.fill_offset || 150;
+  if (data.height) wrap.style.setProperty("--wbv-height", `${data.height}px`);
+  else fitHeight(st);
+  if (!st.heightWired) {
+    st.heightWired = true;
+    const refit = () => requestAnimationFrame(() => fitHeight(st));
+    window.addEventListener("scroll", refit, { capture: true, passive: true });
+    window.addEventListener("resize", refit, { passive: true });
+  }
+  st.onAdd = data.selectable ? v => setTriggerValue("add", v) : null;
   if (!data.sizes || !data.sizes.length) {
-    root.innerHTML = `<div class="wbv-empty">${data.empty || "No document selected."}</div>`;
+    root.innerHTML = "";
+    const empty = document.createElement("div");
+    empty.className = "wbv-empty";
+    empty.textContent = data.empty || "No document selected.";
+    root.appendChild(empty);
     st.doc = null;
+    st.pages = [];
+    st.of.textContent = "";
+    st.label.textContent = "";
+    wrap.classList.add("is-empty");
     return;
   }
-  if (st.doc !== data.document_id) build(st, root, data);
+  wrap.classList.remove("is-empty");
+  if (st.doc !== data.document_id) build(st, data);
   drawHighlights(st, data, id => setTriggerValue("select", id));
   const token = `${data.document_id}|${data.target}|${data.page}|${data.scroll_token}`;
   if (st.token !== token) {
