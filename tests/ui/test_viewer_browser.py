@@ -84,7 +84,7 @@ def labelled_workspace(tmp_path, monkeypatch):
     doc.save(pdf)
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     d = wb.ingest(pdf, "labelled.pdf", source_type="policy")
     quote = "review and analyze system audit records weekly for indications of inappropriate or unusual activity"
     parsed = wb.parsed(d.id)
@@ -187,7 +187,7 @@ def test_the_viewer_stays_beside_the_grid_and_a_selection_becomes_cited_evidence
     pdf = make_pdf([PAGE1, PAGE2], name="policy.pdf")
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
     get_settings.cache_clear()
-    wb = Workbench()
+    wb = Workbench(get_settings())
     doc = wb.ingest(pdf, "policy.pdf", source_type="policy")
     run = seed_run(wb, doc.id, run_id="run-select")
     first = run.evidence[0].requirement_id
