@@ -48,8 +48,9 @@ elif case == "open_pdf":
     from workbench.pdf import open_pdf
     call = lambda: len(open_pdf(data, filename="bomb.pdf").text)
 else:
+    from workbench.config import get_settings
     from workbench.service import Workbench
-    wb = Workbench()
+    wb = Workbench(get_settings())
     call = lambda: wb.ingest(data, "bomb.pdf").pages
 base = rss()
 t = time.perf_counter()
