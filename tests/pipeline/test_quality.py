@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from workbench.models import Draft, Evidence, SentenceSupport
-from workbench.pipeline.quality import remove_ids, review, sanitize
-from workbench.text import cited_ids, speculative_terms, split_sentences, strip_citations
+from workbench.pipeline.quality import review, sanitize
+from workbench.text import cited_ids, remove_ids, speculative_terms, split_sentences, strip_citations
 
 
 class EveryCitedSentenceSupported:

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from workbench.text import clause_bounds, content_terms
+from workbench.text.sentences import FOOTNOTE_MARK
 from workbench.text.terms import embed_form, stem, surface_forms
 
 RELEVANT = 0.5  # P(answers the question) from which a quote is verified
@@ -112,7 +113,6 @@ SCORES = ScoreCache()
 
 # --- units: whole sentences, list items and clauses ------------------------------------------
 _BULLET_GLYPH = re.compile(r"[•·▪◦●■+*–—-]\s+")
-_FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
 _TRAIL = re.compile(r"(?:[\s,;:(\u2014\u2013-]+|\s+(?:and/or|and|or))+$")
 
 
@@ -138,7 +138,7 @@ def _clean(text: str, s: int, e: int) -> tuple[int, int]:
     m = _BULLET_GLYPH.match(text, s, e)
     if m:
         s = m.end()
-    m = _FOOTNOTE_MARK.search(text, s, e)
+    m = FOOTNOTE_MARK.search(text, s, e)
     if m:
         e = m.start()
     while e > s and text[e - 1].isspace():

@@ -51,7 +51,7 @@ from workbench.models import (
     StageUsage,
     Verification,
 )
-from workbench.text import ID_RE, split_sentences
+from workbench.text import mentioned_ids, remove_ids, split_sentences, strip_citations
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,6 @@ M = TypeVar("M", bound=BaseModel)
 
 PLACEHOLDER_KEY = "sk-local-no-key"  # local servers ignore the key but the client wants one
 REJECTION_REASONS: frozenset[str] = frozenset(get_args(RejectionReason))
-_GROUP_RE = re.compile(r"\[([^\[\]]*REQ-[^\[\]]*)\]")
 VERIFIER = "openai+rules"
 
 # --- structured output forms, strongest first ------------------------------------------------
@@ -199,38 +198,19 @@ def salvage_list(model: type[M], raw: str) -> M | None:
         return None
 
 
-def cited(text: str) -> list[str]:
-    out: list[str] = []
-    for i in ID_RE.findall(text):
-        if i not in out:
-            out.append(i)
-    return out
-
-
 def drop_invalid_citations(answer: str, valid: set[str]) -> tuple[str, list[str], list[str]]:
     """Remove cited IDs not in `valid`; drop sentences left with no valid citation at all.
     Returns (clean answer, removed IDs, removed sentences)."""
     removed_ids: list[str] = []
-
-    def fix_group(m: re.Match[str]) -> str:
-        ids = ID_RE.findall(m.group(1))
-        keep = [i for i in ids if i in valid]
-        removed_ids.extend(i for i in ids if i not in valid and i not in removed_ids)
-        return f"[{', '.join(dict.fromkeys(keep))}]" if keep else ""
-
     kept: list[str] = []
     removed_sentences: list[str] = []
     for sentence in split_sentences(answer):
-        s = _GROUP_RE.sub(fix_group, sentence)
-        for bare in ID_RE.findall(s):  # IDs outside brackets
-            if bare not in valid:
-                if bare not in removed_ids:
-                    removed_ids.append(bare)
-                s = re.sub(re.escape(bare) + r"(?!\d)", "", s)
-        s = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(s.split()))
-        if cited(s):
+        bad = [i for i in mentioned_ids(sentence) if i not in valid]
+        removed_ids.extend(i for i in bad if i not in removed_ids)
+        s = remove_ids(sentence, set(bad))
+        if mentioned_ids(s):
             kept.append(s)
-        elif cited(sentence):  # it cited only IDs that are not verified evidence
+        elif mentioned_ids(sentence):  # it cited only IDs that are not verified evidence
             removed_sentences.append(sentence)
         else:
             kept.append(s)  # uncited: quality review reports it
@@ -338,8 +318,8 @@ class OpenAIBackend:
         # statement for an ID is the (citation-free) answer sentence that first cites it.
         statement: dict[str, str] = {}
         for sentence in split_sentences(answer):
-            for i in cited(sentence):
-                statement.setdefault(i, _uncite(sentence))
+            for i in mentioned_ids(sentence):
+                statement.setdefault(i, strip_citations(sentence))
         refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=True,
                                      statement=statement[e.requirement_id])
                 for e in verified if e.requirement_id in statement]
@@ -358,7 +338,7 @@ class OpenAIBackend:
         if not sentences:
             return []
         by_id = {e.requirement_id: e for e in evidence}
-        cites = [[i for i in cited(s) if i in by_id] for s in sentences]
+        cites = [[i for i in mentioned_ids(s) if i in by_id] for s in sentences]
         to_ask = [{"index": i, "text": s, "cites": c} for i, (s, c) in enumerate(zip(sentences, cites, strict=True)) if c]
         verdicts: dict[int, SentenceVerdict] = {}
         if to_ask:
@@ -374,11 +354,11 @@ class OpenAIBackend:
         out: list[SentenceSupport] = []
         for i, (s, c) in enumerate(zip(sentences, cites, strict=True)):
             if not c:
-                out.append(SentenceSupport(text=s, citations=cited(s), supported=False,
+                out.append(SentenceSupport(text=s, citations=mentioned_ids(s), supported=False,
                                            reason="Cites no verified evidence."))
                 continue
             v = verdicts.get(i)
-            ok, _score, rule_reason = judge.judge_sentence(_uncite(s), [by_id[x].exact_quote for x in c])
+            ok, _score, rule_reason = judge.judge_sentence(strip_citations(s), [by_id[x].exact_quote for x in c])
             if v is None:
                 supported, reason = False, "The model gave no verdict for this sentence."
             elif not v.supported:
@@ -756,5 +736,3 @@ def _short(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300]
 
 
-def _uncite(sentence: str) -> str:
-    return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_GROUP_RE.sub(" ", sentence).split()))

@@ -37,6 +37,7 @@ from workbench.text import (
     split_sentences,
     strip_citations,
 )
+from workbench.text.sentences import FOOTNOTE_MARK
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -130,7 +131,6 @@ _BULLET = re.compile(r"(?:[+•▪◦●■*–—-]|\(?[ivx]+\)|\(?[a-z]\))\s+"
 
 # Superscript footnote calls right after a word's full stop, at the end of a quote. The letter
 # before the stop keeps section numbers ("Section 3.2") intact.
-_FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
 
 
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
@@ -140,7 +140,7 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     m = _BULLET.match(text, s, e)
     if m:
         s = m.end()
-    m = _FOOTNOTE_MARK.search(text, s, e)  # "accounts.24 25": footnote calls are not the requirement
+    m = FOOTNOTE_MARK.search(text, s, e)  # "accounts.24 25": footnote calls are not the requirement
     if m:
         e = m.start()
     m = _TRAIL.search(text, s, e)

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from workbench.export.bundle import ExportBundle, RunBundle
 from workbench.export.common import authors, citation_numbers, date_parts, doc_title
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE, EvidenceStatus
-
-_CITE_GROUP = re.compile(r"\[\s*(REQ-[A-Z]+\d+(?:\s*[,;]\s*REQ-[A-Z]+\d+)*)\s*\]")
-_ID = re.compile(r"REQ-[A-Z]+\d+")
+from workbench.text import CITATION_RE, ID_RE
 
 
 def badge(support: float) -> str:
@@ -66,10 +64,10 @@ def _numbered_answer(rb: RunBundle, ctx: _Ctx, link, escape) -> str:
     run_id = rb.run.run_id
     out, pos = [], 0
     text = rb.effective_answer.final_answer or ""
-    for m in _CITE_GROUP.finditer(text):
+    for m in CITATION_RE.finditer(text):
         out.append(escape(text[pos:m.start()]))
         refs = []
-        for rid in _ID.findall(m.group(1)):
+        for rid in ID_RE.findall(m.group(0)):
             n = ctx.numbers.get((run_id, rid))
             refs.append(link(n, rid) if n else escape(f"{rid}?"))
         out.append("[" + ", ".join(refs) + "]")

@@ -6,11 +6,10 @@ removed from the answer and reported; the findings become feedback for a revise 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from workbench.models import Draft, Evidence, QualityFinding, SentenceSupport
-from workbench.text import CITATION_RE, ID_RE, cited_ids, speculative_terms, split_sentences, strip_citations
+from workbench.text import cited_ids, mentioned_ids, remove_ids, speculative_terms, split_sentences, strip_citations
 
 # Feedback lines start with one of these tags; a composer may drop the IDs a line names.
 TAG_UNCITED = "uncited:"
@@ -53,19 +52,6 @@ class Review:
         }
 
 
-def remove_ids(text: str, bad: set[str]) -> str:
-    """The text with the given IDs taken out of their [..] groups (empty groups vanish)."""
-
-    def fix(m: re.Match[str]) -> str:
-        keep = [i for i in ID_RE.findall(m.group(0)) if i not in bad]
-        return f"[{', '.join(keep)}]" if keep else ""
-
-    out = CITATION_RE.sub(fix, text)
-    out = ID_RE.sub(lambda m: "" if m.group(0) in bad else m.group(0), out)  # loose mentions too
-    out = re.sub(r"\s+([.,;:!?])", r"\1", out)
-    return " ".join(out.split())
-
-
 def _ids(sentence: str) -> str:
     """The IDs a sentence cites, as '[A, B]' (feedback names them so a composer can drop them)."""
     return "[" + ", ".join(cited_ids(sentence)) + "]"
@@ -79,7 +65,7 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend)
     """Check a draft against the verified evidence. `known_ids` are all IDs extracted in the
     run (to tell 'not verified' from 'does not exist')."""
     verified_ids = {e.requirement_id for e in verified}
-    mentioned = list(dict.fromkeys(ID_RE.findall(draft.final_answer)))
+    mentioned = mentioned_ids(draft.final_answer)
     invalid = [i for i in mentioned if i not in verified_ids]
     answer = remove_ids(draft.final_answer, set(invalid)) if invalid else " ".join(draft.final_answer.split())
     sentences = split_sentences(answer)

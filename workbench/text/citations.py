@@ -27,6 +27,26 @@ def cited_ids(text: str) -> list[str]:
     return out
 
 
+def mentioned_ids(text: str) -> list[str]:
+    """Every evidence ID in the text, cited in [..] or bare, in order of first appearance."""
+    return list(dict.fromkeys(ID_RE.findall(text)))
+
+
+def remove_ids(text: str, bad: set[str]) -> str:
+    """The text with the given IDs taken out of their [..] groups (empty groups vanish; each
+    group is rewritten as "[A, B]", once per ID) and out of loose mentions; white space and the
+    space before punctuation tidied."""
+
+    def fix(m: re.Match[str]) -> str:
+        keep = [i for i in dict.fromkeys(ID_RE.findall(m.group(0))) if i not in bad]
+        return f"[{', '.join(keep)}]" if keep else ""
+
+    out = CITATION_RE.sub(fix, text)
+    out = ID_RE.sub(lambda m: "" if m.group(0) in bad else m.group(0), out)  # loose mentions too
+    out = re.sub(r"\s+([.,;:!?])", r"\1", out)
+    return " ".join(out.split())
+
+
 def strip_citations(text: str) -> str:
     """The sentence without its [REQ-…] groups (for judging what it claims)."""
     return re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION_RE.sub(" ", text).split()))

@@ -18,6 +18,9 @@ _END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z
 # "Section 14.") - the run-in heading or the clause after it belongs to it.
 _ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})[.)]",
                          re.IGNORECASE)
+# Footnote calls at the end of a sentence: "accounts.24 25", "platforms.23" - the digits after a
+# word's full stop or bracket are a reference, not part of what the sentence says.
+FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
 # Clause boundaries inside a sentence: after , ; : or before and / or / and/or.
 _CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+")
 
