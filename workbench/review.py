@@ -221,8 +221,8 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
     without what is no longer supported, plus sentences for the items that became supported."""
     from workbench.backends.rules import compose_from_quotes
     from workbench.pipeline.confidence import grounding_confidence
-    from workbench.pipeline.quality import remove_ids, review
-    from workbench.text import cited_ids
+    from workbench.pipeline.quality import review
+    from workbench.text import cited_ids, remove_ids
 
     by_id = {e.requirement_id: e for e in evidence}
     ok = set(supported)

@@ -1,34 +1,17 @@
 """Chunks and segment units cut from a parsed document along its segment boundaries, so every
 piece keeps exact character offsets into `doc.text` (the anchor the evidence spans rely on).
 
-Works on anything shaped like the PDF area's ParsedDocument: `.text`, `.segments()` (objects with
-start, end, page, text, heading, kind) and `.document.id`."""
+Works on anything shaped like models.ParsedDoc (the PDF area's ParsedDocument): `.text`,
+`.segments()` (models.DocSegment) and `.document.id`."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
 
-from workbench.models import Chunk
+from workbench.models import Chunk, DocSegment, ParsedDoc
 
 _WORD = re.compile(r"\S+")
-
-
-class SegmentLike(Protocol):
-    start: int
-    end: int
-    page: int
-    text: str
-    heading: str | None
-    kind: str
-
-
-class ParsedLike(Protocol):
-    text: str
-    document: Any
-
-    def segments(self) -> list[Any]: ...
 
 
 @dataclass(frozen=True)
@@ -48,7 +31,7 @@ def _words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def _split_long(doc_text: str, seg: Any, idx: int, max_words: int) -> list[Piece]:
+def _split_long(doc_text: str, seg: DocSegment, idx: int, max_words: int) -> list[Piece]:
     """A segment longer than a chunk is cut at whitespace into pieces of max_words words."""
     spans = [(m.start() + seg.start, m.end() + seg.start) for m in _WORD.finditer(doc_text[seg.start : seg.end])]
     out = []
@@ -58,13 +41,13 @@ def _split_long(doc_text: str, seg: Any, idx: int, max_words: int) -> list[Piece
     return out
 
 
-def chunk_pieces(doc: ParsedLike, chunk_words: int) -> list[Piece]:
+def chunk_pieces(doc: ParsedDoc, chunk_words: int) -> list[Piece]:
     """Greedy packing of whole segments into pieces of about chunk_words words; a heading starts
     a new chunk when the current one is already a third full."""
     text = doc.text
     segs = [s for s in doc.segments() if s.end > s.start and text[s.start : s.end].strip()]
     pieces: list[Piece] = []
-    cur: list[tuple[int, Any]] = []
+    cur: list[tuple[int, DocSegment]] = []
     cur_words = 0
 
     def flush() -> None:
@@ -94,7 +77,7 @@ def chunk_pieces(doc: ParsedLike, chunk_words: int) -> list[Piece]:
     return pieces
 
 
-def segment_pieces(doc: ParsedLike, window: int = 1, max_words: int = 120) -> list[Piece]:
+def segment_pieces(doc: ParsedDoc, window: int = 1, max_words: int = 120) -> list[Piece]:
     """Every segment, plus (window ≥ 2) every run of `window` adjacent segments on the same
     page, so a claim answered by a sentence and its neighbour still has one unit matching it."""
     text = doc.text
@@ -120,7 +103,7 @@ def chunk_id(document_id: str, n: int) -> str:
     return f"{document_id[:8]}-c{n:04d}"
 
 
-def to_chunks(doc: ParsedLike, pieces: list[Piece]) -> list[Chunk]:
+def to_chunks(doc: ParsedDoc, pieces: list[Piece]) -> list[Chunk]:
     doc_id = doc.document.id
     return [
         Chunk(
@@ -136,6 +119,6 @@ def to_chunks(doc: ParsedLike, pieces: list[Piece]) -> list[Chunk]:
     ]
 
 
-def chunk_document(doc: ParsedLike, chunk_words: int = 160) -> list[Chunk]:
+def chunk_document(doc: ParsedDoc, chunk_words: int = 160) -> list[Chunk]:
     """Chunks of about chunk_words words, aligned to segment boundaries, offsets into doc.text."""
     return to_chunks(doc, chunk_pieces(doc, chunk_words))
