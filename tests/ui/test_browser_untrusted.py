@@ -203,3 +203,48 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         assert_nothing_rendered(page, "Review (deep link)")
         page.close()
     assert outside == [], f"the browser asked hosts other than 127.0.0.1: {outside}"
+
+
+def test_review_of_a_giant_page_shows_its_image_within_the_pixel_cap(tmp_path, browser, monkeypatch):  # noqa: F811
+    """A 14,400 × 14,400 pt page (the biggest PDF allows): Review opens on it and the viewer asks
+    for a zoom the 25 MP cap allows; every page image answers 200 (2ffe163: 1.9 GB at zoom 1,
+    HTTP 500 from zoom 1.5)."""
+    from workbench.config import get_settings
+    from workbench.models import Evidence, Run, Verification
+    from workbench.service import Workbench
+
+    sentence = "The giant page says that records are kept for seven years by the office."
+    doc = pymupdf.open()
+    doc.new_page(width=14_400, height=14_400).insert_text((72, 72), sentence, fontsize=11, fontname="helv")
+    pdf = tmp_path / "giant.pdf"
+    doc.save(pdf)
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench(get_settings())
+    d = wb.ingest(pdf, "giant.pdf", source_type="policy")
+    span = wb.parsed(d.id).locate(sentence)
+    rid = wb.store.assign_evidence_id(d.id, span.start, span.end, "policy")
+    wb.store.save_run(Run(run_id="run-giant", question="How long are records kept?", document_ids=[d.id],
+                          evidence=[Evidence(requirement_id=rid, source_type="policy", document_id=d.id,
+                                             exact_quote=sentence, chunk_id="c0", span=span)],
+                          verifications=[Verification(requirement_id=rid, verified=True, score=0.9,
+                                                      verification_rationale="states the period")]))
+    get_settings.cache_clear()
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        images: list[tuple[str, int]] = []
+        page.on("response", lambda r: images.append((r.url, r.status)) if "/wbapi/page/" in r.url else None)
+        page.goto(f"{url}review?run=run-giant&evidence={rid}")
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+        img = page.locator(".wbv-page img").first
+        img.wait_for(state="attached", timeout=60_000)
+        for _ in range(240):
+            if img.evaluate("(el) => el.complete && el.naturalWidth > 0"):
+                break
+            page.wait_for_timeout(250)
+        width, height = img.evaluate("(el) => [el.naturalWidth, el.naturalHeight]")
+        assert width >= 4_000 and width * height <= 25_000_000
+        assert images and all(status == 200 for _, status in images), images
+        zooms = [float(urllib.parse.parse_qs(urllib.parse.urlparse(u).query)["z"][0]) for u, _ in images]
+        assert all(z <= 0.35 for z in zooms), zooms  # asked within the cap, not at zoom ≥ 1
+        page.close()
