@@ -3,6 +3,7 @@ index (llama-index vector store over FAISS) against the former numpy path.
 
     nice -n 10 .venv/bin/python -m bench.bench_library build   [--words 2500] [--docs 410]
     nice -n 10 .venv/bin/python -m bench.bench_library latency [--repeat 30]
+    nice -n 10 .venv/bin/python -m bench.bench_library nist    [--repeat 30]   (NIST SP 800-171 alone)
     nice -n 10 .venv/bin/python -m bench.bench_library workers --workers 1 [--docs 40]   (needs Redis)
 
 The library: ../shared/corpus/cuad-train/txt rendered to PDF with PyMuPDF (the first --words words
@@ -103,19 +104,34 @@ def cmd_latency(args) -> None:
     r.retrieve(QUESTIONS[0], docs, top_k=8)  # loads every document's chunks, the library, BM25 union
     emit(phase="first_question_whole_library", seconds=round(time.perf_counter() - t0, 2), rss_mb=round(peak_rss_mb()))
 
-    def numpy_cosines(question, indexes, n):  # the former path: concatenated vectors.npy @ q
+    compare(r, [("whole_library", docs), ("ten_documents", ten), ("nist_sp800_171", [nist])], args.repeat)
+    emit(phase="memory", peak_rss_mb=round(peak_rss_mb()), note="app process: parsed docs + library + BM25 unions")
+
+
+def compare(r, scopes, repeat: int) -> None:
+    """Per scope: retrieve() latency and the vector step alone, through the library index
+    (llama-index vector store over FAISS) and through the numpy path it replaced (every chunk
+    vector of the documents, concatenated, times the question vector); then whether both give
+    the same top 8."""
+
+    held: dict[str, np.ndarray] = {}  # the former path held every document's vectors.npy in memory
+
+    def numpy_cosines(question, indexes, n):  # the former path: concatenated vectors @ q
         qvec = r.embedder.embed([question])[0]
-        return qvec, np.concatenate([di.chunk_units.vectors for di in indexes]) @ qvec
+        for di in indexes:
+            if di.document_id not in held:
+                held[di.document_id] = di.chunk_vectors()
+        return qvec, np.concatenate([held[di.document_id] for di in indexes]) @ qvec
 
     llama_cosines = r._cosines
-    for scope, subset in (("whole_library", docs), ("ten_documents", ten), ("nist_sp800_171", [nist])):
+    for scope, subset in scopes:
         n_chunks = sum(len(r.store.get(d).chunks) for d in subset)
         for path, fn in (("llama_index_faiss", llama_cosines), ("numpy", numpy_cosines)):
             r._cosines = fn
             for q in QUESTIONS[:2]:
                 r.retrieve(q, subset, top_k=8)  # warm
             times, cos_times = [], []
-            for i in range(args.repeat):
+            for i in range(repeat):
                 q = QUESTIONS[i % len(QUESTIONS)] + ("" if i < len(QUESTIONS) else f" ({i})")
                 t = time.perf_counter()
                 r.retrieve(q, subset, top_k=8)
@@ -124,21 +140,37 @@ def cmd_latency(args) -> None:
                 t = time.perf_counter()
                 fn(q, indexes, n_chunks)
                 cos_times.append(time.perf_counter() - t)
-            emit(phase="latency", scope=scope, path=path, documents=len(subset), chunks=n_chunks, repeat=args.repeat,
+            emit(phase="latency", scope=scope, path=path, documents=len(subset), chunks=n_chunks, repeat=repeat,
                  retrieve_p50_ms=round(pct(times, 50), 1), retrieve_p95_ms=round(pct(times, 95), 1),
                  vector_step_p50_ms=round(pct(cos_times, 50), 1), vector_step_p95_ms=round(pct(cos_times, 95), 1))
+        same = []
+        for q in QUESTIONS:
+            r._cosines = llama_cosines
+            a = [c.chunk_id for c in r.retrieve(q, subset, top_k=8)]
+            r._cosines = numpy_cosines
+            b = [c.chunk_id for c in r.retrieve(q, subset, top_k=8)]
+            same.append(a == b)
         r._cosines = llama_cosines
-        a = [c.chunk_id for c in r.retrieve(QUESTIONS[3], subset, top_k=8)]
-        r._cosines = numpy_cosines
-        b = [c.chunk_id for c in r.retrieve(QUESTIONS[3], subset, top_k=8)]
-        r._cosines = llama_cosines
-        emit(phase="same_results", scope=scope, identical_top8=a == b)
-    emit(phase="memory", peak_rss_mb=round(peak_rss_mb()), note="app process: parsed docs + library + BM25 unions")
+        emit(phase="same_results", scope=scope, questions=len(QUESTIONS), identical_top8=sum(same))
+
+
+def cmd_nist(args) -> None:
+    """NIST SP 800-171 alone in its own workspace (the library holds one document: no filter)."""
+    from workbench.service import Workbench
+
+    nist_pdf = require_corpus() / "pdfs" / "regulatory" / "NIST.SP.800-171r2.pdf"
+    wb = Workbench(settings(OUT / "nist-data"))
+    doc = wb.ingest(nist_pdf, nist_pdf.name, source_type="policy")
+    parsed = wb.parsed(doc.id)
+    t0 = time.perf_counter()
+    wb.retriever.index(parsed)
+    emit(phase="nist_index", seconds=round(time.perf_counter() - t0, 1), chunks=len(wb.retriever.chunks(parsed)))
+    compare(wb.retriever, [("nist_sp800_171_alone", [parsed])], args.repeat)
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("phase", choices=["build", "latency", "workers"])
+    ap.add_argument("phase", choices=["build", "latency", "nist", "workers"])
     ap.add_argument("--words", type=int, default=2500)
     ap.add_argument("--docs", type=int, default=411)
     ap.add_argument("--repeat", type=int, default=30)
@@ -148,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
         cmd_build(args)
     elif args.phase == "latency":
         cmd_latency(args)
+    elif args.phase == "nist":
+        cmd_nist(args)
     else:
         from bench.bench_jobs import cmd_workers
 

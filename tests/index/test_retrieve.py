@@ -300,3 +300,32 @@ def test_llama_index_global_settings_are_never_touched(settings, embedder):
     r.retrieve("How long must a password be?", [_doc()], top_k=2)
     r.store.vector_index().as_retriever(similarity_top_k=1).retrieve("password length")
     assert (LlamaSettings._embed_model, LlamaSettings._llm, LlamaSettings._transformations) == before
+
+
+def test_questions_are_answered_by_the_library_index_never_the_per_document_vector_files(settings, embedder):
+    doc = _doc()
+    first = Retriever(settings, embedder).retrieve("password length", [doc], top_k=3)
+    (settings.data_dir / "index" / doc.document.id / "vectors.npy").unlink()
+    fresh = Embedder(threads=1, batch_size=8)
+    again = Retriever(settings, fresh).retrieve("password length", [doc], top_k=3)
+    assert fresh.texts_embedded == 1  # the question; the chunks' vectors came from the library
+    assert [c.chunk_id for c in again] == [c.chunk_id for c in first]
+    assert [c.score for c in again] == pytest.approx([c.score for c in first])
+
+
+def test_a_lost_library_is_rebuilt_from_the_document_files_and_lost_files_are_embedded_again(settings, embedder):
+    import shutil
+
+    doc = _doc()
+    first = Retriever(settings, embedder).retrieve("password length", [doc], top_k=3)
+    shutil.rmtree(settings.data_dir / "index" / "library")
+    fresh = Embedder(threads=1, batch_size=8)
+    again = Retriever(settings, fresh).retrieve("password length", [doc], top_k=3)
+    assert fresh.texts_embedded == 1  # rebuilt from vectors.npy, nothing embedded but the question
+    assert [c.chunk_id for c in again] == [c.chunk_id for c in first]
+    shutil.rmtree(settings.data_dir / "index" / "library")
+    (settings.data_dir / "index" / doc.document.id / "vectors.npy").unlink()
+    fresh = Embedder(threads=1, batch_size=8)
+    assert [c.chunk_id for c in Retriever(settings, fresh).retrieve("password length", [doc], top_k=3)] == \
+        [c.chunk_id for c in first]
+    assert fresh.texts_embedded > 1  # both copies gone: the chunks were embedded again

@@ -45,6 +45,7 @@ def hybrid_scores(units: Units, query: str, qvec: np.ndarray, vector_weight: flo
     if not units.texts:
         return np.zeros(0)
     if cos is None:
+        assert units.vectors is not None, "chunk cosines come from the library index"
         cos = units.vectors @ qvec
     return fuse(cos, units.bm25.scores(query), vector_weight)
 
@@ -161,7 +162,7 @@ class Retriever:
         if units is None:
             texts = [t for di in indexes for t in di.chunk_units.texts]
             tokens = [t for di in indexes for t in (di.chunk_units.tokens or [])]
-            units = Units([], texts, np.zeros((0, DIM), np.float32), CHUNK_BM25_B,
+            units = Units([], texts, None, CHUNK_BM25_B,
                           tokens if len(tokens) == len(texts) else None)
             self._unions[key] = units
             while len(self._unions) > UNION_CACHE:

@@ -55,7 +55,7 @@ class Units:
 
     pieces: list[Piece]
     texts: list[str]
-    vectors: np.ndarray  # (n, 384) float32, unit rows
+    vectors: np.ndarray | None  # (n, 384) float32 unit rows; None for chunks (the library index has them)
     bm25_b: float = SEGMENT_BM25_B  # BM25 length normalisation; chunks pass CHUNK_BM25_B
     tokens: list[list[str]] | None = field(default=None, repr=False)  # BM25 tokens, when persisted
     _bm25: BM25 | None = field(default=None, repr=False)
@@ -108,8 +108,14 @@ class DocumentIndex:
             if not self._meta_ok():
                 self._build_chunks(doc)
             self._load_chunks()
-            if self.library is not None:
-                self.library.ensure_in_library(self)
+            if self.library is not None and not self.in_library():
+                try:
+                    vectors = self.chunk_vectors()
+                except (OSError, ValueError):  # the rebuild copy is gone: embed again
+                    self._build_chunks(doc)
+                    self._load_chunks()
+                    vectors = self.chunk_vectors()
+                self.library.ensure_in_library(self, vectors)
 
     def in_library(self) -> bool:
         return self.library is None or self.library.library_has(self.document_id, self.text_sha256, len(self._chunks or []))
@@ -158,12 +164,19 @@ class DocumentIndex:
 
     def _load_chunks(self) -> None:
         chunks = [Chunk(**c) for c in json.loads((self.dir / "chunks.json").read_text())]
-        vectors = np.load(self.dir / "vectors.npy")
         tokens = json.loads((self.dir / "tokens.json").read_text())
         pieces = [Piece(c.start, c.end, c.page, c.section_heading, i, i, "chunk") for i, c in enumerate(chunks)]
         texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
         self._chunks = chunks
-        self._chunk_units = Units(pieces, texts, np.ascontiguousarray(vectors, dtype=np.float32), CHUNK_BM25_B, tokens)
+        self._chunk_units = Units(pieces, texts, None, CHUNK_BM25_B, tokens)
+
+    def chunk_vectors(self) -> np.ndarray:
+        """The chunk vectors as embedded (vectors.npy): the copy the library index is rebuilt
+        from. Questions never read it; their cosines come from the library index."""
+        vectors = np.load(self.dir / "vectors.npy")
+        if len(vectors) != len(self._chunks or []):
+            raise ValueError(f"{self.dir / 'vectors.npy'} does not match chunks.json")
+        return np.ascontiguousarray(vectors, dtype=np.float32)
 
     @property
     def chunks_loaded(self) -> list[Chunk]:
@@ -260,15 +273,15 @@ class IndexStore:
         entry = self.library.entry(document_id)
         return entry is not None and entry.get("text_sha256") == text_sha256 and entry.get("chunks") == chunks
 
-    def ensure_in_library(self, di: DocumentIndex) -> None:
-        """Insert (or replace) a document's chunk vectors in the library index, from its files."""
+    def ensure_in_library(self, di: DocumentIndex, vectors: np.ndarray) -> None:
+        """Insert (or replace) a document's chunk vectors in the library index."""
         if self.library_has(di.document_id, di.text_sha256, len(di.chunks_loaded)):
             return
         from workbench.index.library import chunk_node
 
         units = di._chunk_units  # loaded by the caller (di.ensure_built holds di's lock)
         nodes = [chunk_node(di.document_id, n, t, {"text_sha256": di.text_sha256}, v.tolist())
-                 for n, (t, v) in enumerate(zip(units.texts, units.vectors, strict=True))] if units else []
+                 for n, (t, v) in enumerate(zip(units.texts, vectors, strict=True))] if units else []
         if nodes:
             self.vector_index().insert_nodes(nodes)
         else:  # a document without text: recorded, so it is not re-checked on every question
