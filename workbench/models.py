@@ -56,6 +56,19 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class BibInfo(BaseModel):
+    """What a document states about itself on its first pages (workbench.pdf.bibinfo), for the
+    bibliography: preferred over the PDF info dictionary, which is often a re-export's."""
+
+    title: str | None = None  # the full title as printed
+    doi: str | None = None
+    arxiv: str | None = None
+    report_number: str | None = None  # "NIST SP 800-171r2"
+    institution: str | None = None
+    issued: str | None = None  # the date the document states: "2020-02" or "2022-01-20"
+    kind: Literal["report", "article"] | None = None
+
+
 class Document(BaseModel):
     """A PDF, content-addressed: id is the SHA-256 of its bytes."""
 
@@ -72,6 +85,7 @@ class Document(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     size_bytes: int = 0
     encrypted: bool = False
+    bib: BibInfo | None = None  # read from the first pages (filled in for exports)
 
 
 class DocSegment(Protocol):

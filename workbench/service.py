@@ -96,6 +96,21 @@ class Workbench:
     def document(self, document_id: str) -> Document:
         return self.store.get_document(document_id)
 
+    def document_with_bib(self, document_id: str) -> Document:
+        """The stored document with what its first pages state about it (Document.bib: full
+        title, DOI, report number, date, kind), read once per parsed document."""
+        from workbench.pdf.bibinfo import read_bibinfo
+
+        doc = self.document(document_id)
+        if doc.bib is not None:
+            return doc
+        try:
+            parsed = self.parsed(document_id)
+            bib = parsed.derived("bibinfo", lambda: read_bibinfo(parsed, doc.title))
+        except Exception:  # noqa: BLE001 - the bibliography falls back to the PDF's metadata
+            return doc
+        return doc.model_copy(update={"bib": bib})
+
     def pdf_bytes(self, document_id: str) -> bytes:
         return self.store.pdf_bytes(document_id)
 
@@ -737,7 +752,7 @@ class Workbench:
                                   answer=rr.answer, revisions=rr.revisions))
         doc_ids = dict.fromkeys(d for rb in runs for d in rb.run.document_ids + [s.evidence.document_id
                                                                                   for s in rb.statuses])
-        bundle = ExportBundle(runs=runs, documents={d: self.document(d) for d in doc_ids},
+        bundle = ExportBundle(runs=runs, documents={d: self.document_with_bib(d) for d in doc_ids},
                               pdf_bytes=self.pdf_bytes, document_text=lambda d: self.parsed(d).text)
         return render(bundle, fmt, min_coverage=self.settings.gate_min_coverage,
                       min_support=self.settings.gate_min_support, force=force, reason=reason, by=by)

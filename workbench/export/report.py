@@ -115,15 +115,20 @@ def _bib_entries(bundle: ExportBundle) -> list[tuple[str, str, list[str]]]:
         details = []
         names = authors(doc.author if doc else None)
         details.append("Author: " + ("; ".join(names) if names else "not stated in the PDF"))
-        parts = date_parts(doc.created if doc else None)
+        bib = doc.bib if doc else None
+        parts = date_parts(bib.issued if bib and bib.issued else (doc.created if doc else None))
         details.append("Date: " + ("-".join(f"{p:02d}" if i else str(p) for i, p in enumerate(parts)) if parts
                                    else "not stated in the PDF"))
+        if bib and bib.report_number:
+            details.append(f"Report number: {bib.report_number}")
+        if bib and bib.doi:
+            details.append(f"DOI: {bib.doi}")
         if doc:
             details.append(f"File: {doc.filename} ({doc.pages} pages, SHA-256 {doc_id})")
         else:
             details.append(f"SHA-256 {doc_id}")
         details.append("Pages cited: " + (", ".join(map(str, bundle.pages_cited(doc_id))) or "none"))
-        out.append((doc_id, doc_title(doc, doc_id), details))
+        out.append((doc_id, (bib.title if bib and bib.title else None) or doc_title(doc, doc_id), details))
     return out
 
 
