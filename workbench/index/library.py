@@ -21,6 +21,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,16 +56,20 @@ def node_id(document_id: str, n: int) -> str:
     return f"{document_id}:{n}"
 
 
-def split_node_id(nid: str) -> tuple[str, int]:
-    doc, n = nid.rsplit(":", 1)
-    return doc, int(n)
-
-
 def document_filter(document_ids: list[str]) -> MetadataFilters:
     """The llama-index filter for a question over some documents."""
     from llama_index.core.vector_stores.types import MetadataFilter
 
     return MetadataFilters(filters=[MetadataFilter(key="document_id", value=list(document_ids), operator=FilterOperator.IN)])
+
+
+@dataclass
+class LibraryQueryResult(VectorStoreQueryResult):
+    """llama-index's query result, plus each hit's document id and chunk number (the parts of its
+    node id), so a caller ranking every chunk need not parse thousands of ids."""
+
+    document_ids: list[str] = field(default_factory=list)
+    chunks: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 class LibraryVectorStore(BasePydanticVectorStore):
@@ -236,19 +241,21 @@ class LibraryVectorStore(BasePydanticVectorStore):
                 return VectorStoreQueryResult(nodes=[], similarities=[], ids=[])
             q = np.asarray(query.query_embedding, dtype=np.float32).reshape(1, DIM)
             params = faiss.SearchParameters(sel=selector) if selector is not None else None
+            # One query over a few thousand vectors is far too small to split: OpenMP's threads
+            # made it 60x slower on a busy 2-core machine (BENCHMARKS.md). The setting is per
+            # calling thread (an OpenMP ICV), so other threads' FAISS calls keep theirs.
+            faiss.omp_set_num_threads(1)
             sims, fids = self._index.search(q, k, params=params)
-            slots = {e["slot"]: d for d, e in self._docs.items()}
-        out_ids, out_sims = [], []
-        mask = (1 << SLOT_BITS) - 1
-        for s, fid in zip(sims[0].tolist(), fids[0].tolist(), strict=True):
-            if fid < 0:
-                continue
-            out_ids.append(node_id(slots[fid >> SLOT_BITS], fid & mask))
-            out_sims.append(s)
+            slot_doc = {e["slot"]: d for d, e in self._docs.items()}
+        hit = fids[0] >= 0
+        fids, sims = fids[0][hit], sims[0][hit]
+        chunks = fids & ((1 << SLOT_BITS) - 1)
+        docs = [slot_doc[s] for s in (fids >> SLOT_BITS).tolist()]
+        ids = [node_id(d, c) for d, c in zip(docs, chunks.tolist(), strict=True)]
         nodes = None
         if kwargs.get("with_nodes", True) and self._node_loader is not None:
-            nodes = [self._node_loader(*split_node_id(i)) for i in out_ids]
-        return VectorStoreQueryResult(nodes=nodes, similarities=out_sims, ids=out_ids)
+            nodes = [self._node_loader(d, c) for d, c in zip(docs, chunks.tolist(), strict=True)]
+        return LibraryQueryResult(nodes=nodes, similarities=sims.tolist(), ids=ids, document_ids=docs, chunks=chunks)
 
 
 def chunk_node(document_id: str, n: int, text: str, metadata: dict, embedding: list[float] | None = None) -> TextNode:

@@ -136,7 +136,7 @@ class Retriever:
         filtered query on the library's llama-index vector store."""
         from llama_index.core.vector_stores.types import VectorStoreQuery
 
-        from workbench.index.library import document_filter, split_node_id
+        from workbench.index.library import document_filter
 
         library = self.store.library
         qvec = np.asarray(self.store.embed_model().get_query_embedding(question), dtype=np.float32)
@@ -149,9 +149,9 @@ class Retriever:
             offset[di.document_id] = at
             at += len(di.chunks)
         cos = np.full(n, -np.inf, dtype=np.float32)
-        for nid, sim in zip(result.ids or [], result.similarities or [], strict=True):
-            doc, k = split_node_id(nid)
-            cos[offset[doc] + k] = sim
+        if result.document_ids:
+            where = np.fromiter((offset[d] for d in result.document_ids), np.int64, len(result.document_ids))
+            cos[where + result.chunks] = result.similarities
         return qvec, cos
 
     def _union(self, indexes: list) -> Units:

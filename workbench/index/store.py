@@ -43,6 +43,13 @@ MAX_DOCUMENTS = 1024
 CHUNK_TEXT_PREFIX_HEADING = True  # the heading is embedded with the chunk text (not stored in it)
 
 
+def text_sha256(doc) -> str:
+    """SHA-256 of doc.text, kept with the parsed document when it keeps derived values (a question
+    over a whole library would otherwise hash every document's text again)."""
+    derived = getattr(doc, "derived", None)
+    return derived("text_sha256", lambda: sha256_text(doc.text)) if derived else sha256_text(doc.text)
+
+
 def _heading_prefixed(text: str, heading: str | None) -> str:
     if CHUNK_TEXT_PREFIX_HEADING and heading and heading.strip() and not text.lstrip().startswith(heading.strip()):
         return f"{heading.strip()}\n{text}"
@@ -78,7 +85,7 @@ class DocumentIndex:
         self.document_id: str = doc.document.id
         self.chunk_words = chunk_words
         self.embedder = embedder
-        self.text_sha256 = sha256_text(doc.text)
+        self.text_sha256 = text_sha256(doc)
         self._chunks: list[Chunk] | None = None
         self._chunk_units: Units | None = None
         self._segment_units: Units | None = None
@@ -314,7 +321,7 @@ class IndexStore:
     def is_built(self, doc) -> bool:
         """True when the document's chunks are persisted and in the library (checks; builds nothing)."""
         with self._lock:
-            di = self._cache.get((doc.document.id, sha256_text(doc.text)))
+            di = self._cache.get((doc.document.id, text_sha256(doc)))
         if di is not None and di._chunk_units is not None:
             return di.in_library()
         di = di or DocumentIndex(self.root, doc, self.chunk_words, self.embedder, self)
@@ -327,7 +334,7 @@ class IndexStore:
         return self.library_has(di.document_id, di.text_sha256, chunks)
 
     def get(self, doc) -> DocumentIndex:
-        key = (doc.document.id, sha256_text(doc.text))
+        key = (doc.document.id, text_sha256(doc))
         with self._lock:
             di = self._cache.get(key)
             if di is None:
