@@ -175,9 +175,8 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         chip = page.locator("button.wb-chip").first
         chip.wait_for(timeout=60_000)
         streamlit_idle(page)
-        answer_text = everything_shown(page)
         for markdown in (MODEL_BADGE, MODEL_IMAGE, MODEL_LINK):  # the model's sentence, as characters
-            assert markdown in answer_text, answer_text
+            wait_text(page, markdown)
         assert_nothing_rendered(page, "Answer")
         evidence_id = chip.inner_text().strip()
         chip.click()
@@ -187,18 +186,19 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         streamlit_idle(page)
 
         # Review: the quote character for character, the model's rationale as text.
+        wait_text(page, QUOTE.rstrip("."))
+        wait_text(page, f"Rotation is stated {MODEL_IMAGE} {MODEL_BADGE}")
         quotes = page.locator('[data-testid="stText"]').all_inner_texts()
         pdf_text = pymupdf.open(pdf)[0].get_text()
         assert QUOTE.rstrip(".") in quotes, quotes  # the sentence, without its final stop (the pipeline's rule)
         assert QUOTE.rstrip(".") in pdf_text  # ...which is the PDF's own text, character for character
-        review_text = everything_shown(page)
-        assert f"Rotation is stated {MODEL_IMAGE} {MODEL_BADGE}" in review_text
         assert_nothing_rendered(page, "Review")
 
         # A hostile deep link is reported without being rendered.
         run_id = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)["run"][0]
         page.goto(f"{url}review?run={urllib.parse.quote(run_id)}&evidence={urllib.parse.quote(DEEP_LINK)}")
         page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+        wait_text(page, f"The evidence named in the link ({DEEP_LINK}) is not part of this run")
         streamlit_idle(page)
         assert_nothing_rendered(page, "Review (deep link)")
         page.close()
