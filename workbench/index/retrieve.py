@@ -134,12 +134,17 @@ class Retriever:
     def _cosines(self, question: str, indexes: list, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The question's vector and its cosine with each chunk (in `indexes` order), by one
         filtered query on the library's llama-index vector store."""
+        qvec = np.asarray(self.store.embed_model().get_query_embedding(question), dtype=np.float32)
+        return qvec, self.library_cosines(qvec, indexes, n)
+
+    def library_cosines(self, qvec: np.ndarray, indexes: list, n: int) -> np.ndarray:
+        """The cosine of a query vector with each chunk of `indexes` (in that order; -inf where
+        the library returned none), by one filtered llama-index query on the FAISS library."""
         from llama_index.core.vector_stores.types import VectorStoreQuery
 
         from workbench.index.library import document_filter
 
         library = self.store.library
-        qvec = np.asarray(self.store.embed_model().get_query_embedding(question), dtype=np.float32)
         ids = [di.document_id for di in indexes]
         whole = set(ids) == set(library.document_ids())
         result = library.query(VectorStoreQuery(query_embedding=qvec.tolist(), similarity_top_k=n,
@@ -152,7 +157,7 @@ class Retriever:
         if result.document_ids:
             where = np.fromiter((offset[d] for d in result.document_ids), np.int64, len(result.document_ids))
             cos[where + result.chunks] = result.similarities
-        return qvec, cos
+        return cos
 
     def _union(self, indexes: list) -> Units:
         """One BM25 over the union of the documents' chunks (IDF then means the same thing for
