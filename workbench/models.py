@@ -253,6 +253,7 @@ class SentenceSupport(BaseModel):
     supported: bool
     reason: str = ""
     score: float | None = None  # a checked draft's sentence: the claim verifier's score in [0, 1]
+    answers: float | None = None  # P(the evidence it cites answers the question): its best citation's
 
 
 class QualityFinding(BaseModel):
@@ -272,6 +273,9 @@ class Answer(BaseModel):
     citation_coverage: float = 0.0  # cited verified IDs / verified IDs (seed 002)
     quality: list[QualityFinding] = Field(default_factory=list)
     revisions: int = 0
+    # P(the cited evidence answers the question): the best cited quote's learned relevance (1.0
+    # for a quote a human marked supported); None when not measured. Caps the confidence and badge.
+    answers_question: float | None = None
     result: str | None = None  # NO_AUTHORITATIVE_EVIDENCE when nothing was verified
     message: str | None = None
 
@@ -402,9 +406,20 @@ class EvidenceStatus(BaseModel):
 Badge = Literal["green", "amber", "red"]
 
 
-def support_badge(support_ratio: float) -> Badge:
-    """Seed 004's support-ratio badge: >= 75 % green, 40-74 % amber, < 40 % red."""
-    return "green" if support_ratio >= 0.75 else "amber" if support_ratio >= 0.40 else "red"
+ANSWERS = 0.5  # P(the cited evidence answers the question) below this: it does not answer
+ANSWERS_WELL = 0.8  # ... from this on it answers well; between the two at most amber / medium
+
+
+def support_badge(support_ratio: float, answers: float | None = None) -> Badge:
+    """Seed 004's support-ratio badge: >= 75 % green, 40-74 % amber, < 40 % red; then capped by
+    whether the cited evidence answers the question (`answers`, see Answer.answers_question):
+    below ANSWERS red, below ANSWERS_WELL at most amber. Citing is not answering."""
+    badge: Badge = "green" if support_ratio >= 0.75 else "amber" if support_ratio >= 0.40 else "red"
+    if answers is not None and answers < ANSWERS:
+        return "red"
+    if answers is not None and answers < ANSWERS_WELL and badge == "green":
+        return "amber"
+    return badge
 
 
 class AnswerRevision(BaseModel):

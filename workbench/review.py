@@ -173,12 +173,13 @@ class _FinalSupport:
     """The support check of a recomposed answer: a sentence is supported when everything it
     cites is finally supported; a machine sentence keeps the machine's verdict on its claim."""
 
-    def __init__(self, machine: list[SentenceSupport], supported: set[str]):
+    def __init__(self, machine: list[SentenceSupport], supported: set[str], answers: dict[str, float] | None = None):
         from workbench.text import strip_citations
 
         self._strip = strip_citations
         self.machine = {strip_citations(s.text): s for s in machine}
         self.supported = supported
+        self.answers = answers or {}  # evidence ID -> P(it answers the question), for new sentences
 
     def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
         from workbench.text import cited_ids
@@ -196,8 +197,10 @@ class _FinalSupport:
             elif old is not None:
                 out.append(old.model_copy(update={"text": text, "citations": cites}))
             else:
+                known = [self.answers[c] for c in cites if c in self.answers]
                 out.append(SentenceSupport(text=text, citations=cites, supported=True,
-                                           reason="restates the quote it cites, supported after review"))
+                                           reason="restates the quote it cites, supported after review",
+                                           answers=max(known) if known else None))
         return out
 
 
@@ -247,7 +250,13 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
     verified = [by_id[i] for i in supported]
     full = Draft(final_answer=final,
                  unused_requirements=[i for i in supported if i not in cited_now])
-    rev = review(full, verified, set(by_id), _FinalSupport(run.answer.sentences, ok))
+    # whether the evidence answers the question: the verifier's score of what it verified (the
+    # judge's relevance for the offline backend); a reviewer's Supported says it answers
+    answers = {v.requirement_id: v.score for v in run.verifications if v.verified}
+    answers.update(dict.fromkeys(human_supported, 1.0))
+    machine = [s if not set(s.citations) & human_supported else s.model_copy(update={"answers": 1.0})
+               for s in run.answer.sentences]
+    rev = review(full, verified, set(by_id), _FinalSupport(machine, ok, answers))
     statements = {r.requirement_id: r.statement for r in [*run.answer.requirement_references,
                                                           *draft.requirement_references]}
     ans = Answer(
@@ -257,9 +266,10 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
             statement=statements.get(i) or " ".join(by_id[i].exact_quote.split())) for i in supported],
         unused_requirements=[i for i in supported if i not in rev.cited],
         missing_evidence=[] if supported else run.answer.missing_evidence,
-        grounding_confidence=grounding_confidence(len(supported), rev.support_ratio),
+        grounding_confidence=grounding_confidence(len(supported), rev.support_ratio, rev.answers),
         sentences=rev.sentences, support_ratio=rev.support_ratio, citation_coverage=rev.coverage,
         quality=rev.findings if rev.final_answer else [], revisions=run.answer.revisions,
+        answers_question=rev.answers,
     )
     if not supported:
         ans.result = NO_AUTHORITATIVE_EVIDENCE
@@ -308,7 +318,8 @@ def _with_sentence_labels(answer: Answer, labels: Mapping[str, ReviewEvent], n_s
         detail=f"{n_sup}/{len(sentences)} sentences supported (human sentence labels applied)")
         for q in answer.quality]
     return answer.model_copy(update={"sentences": sentences, "support_ratio": ratio, "quality": quality,
-                                     "grounding_confidence": grounding_confidence(n_supported, ratio)})
+                                     "grounding_confidence": grounding_confidence(n_supported, ratio,
+                                                                                  answer.answers_question)})
 
 
 def _revision(n: int, before: Answer, after: Answer, old: list[str], new: list[str],
@@ -388,7 +399,7 @@ def reviewed_run(run: Run, events: Iterable[ReviewEvent], problems: Mapping[str,
         settle([ev])
     statuses = _statuses(run, added, items, problems)
     return ReviewedRun(run=run, event_count=len(events), statuses=statuses, machine_answer=run.answer,
-                       answer=answer, revisions=revisions, badge=support_badge(answer.support_ratio))
+                       answer=answer, revisions=revisions, badge=support_badge(answer.support_ratio, answer.answers_question))
 
 
 def sentence_verdict(reviewed: ReviewedRun, requirement_id: str) -> FinalStatus | None:

@@ -172,3 +172,85 @@ def test_section_headings_come_from_the_pdf_outline_when_it_has_one(corpus):
     with pymupdf.open(corpus / "pdfs" / "regulatory" / "NIST.SP.800-171r2.pdf") as pdf:
         outline = {" ".join(t[1].split()) for t in pdf.get_toc()}
     assert {s.heading for s in doc.segments()} - {None} <= outline  # never a body line, table cell or footer
+
+
+# --- whole units, on the document itself (any backend) --------------------------------------
+class _TrustingLLM:
+    """An LLM-like backend double: it extracts the quotes it was given (anchored by the pipeline
+    like an LLM's) and believes every one of them; everything else is the offline backend's."""
+
+    def __new__(cls, settings, quotes):
+        from workbench.backends.rules import RulesBackend
+        from workbench.models import Candidate, Verification
+
+        class Trusting(RulesBackend):
+            name = "trusting"
+
+            def extract(self, question, chunks, context):
+                return [Candidate(exact_quote=q, chunk_id=chunks[0].chunk_id, document_id=chunks[0].document_id)
+                        for q in quotes]
+
+            def verify(self, question, evidence, vocabulary=None):
+                return [Verification(requirement_id=e.requirement_id, verified=True, score=0.95,
+                                     verification_rationale="the model believes it", verifier="trusting")
+                        for e in evidence]
+
+        return Trusting(settings)
+
+
+def _ask_with(wb, doc_id, question, quotes, monkeypatch):
+    import workbench.backends as backends
+
+    monkeypatch.setattr(backends, "get_backend", lambda name, settings: _TrustingLLM(settings, quotes))
+    [run] = wb.ask([question], [doc_id])
+    return run
+
+
+def test_a_capitalised_quote_cut_mid_sentence_is_not_verified_whoever_believes_it(reseller, monkeypatch):
+    wb, doc_id = reseller
+    text = wb.parsed(doc_id).text
+    start = text.index("This Agreement shall be governed by")
+    sentence = text[start:text.index(".", start) + 1]
+    cut = sentence[sentence.index("Virginia"):]  # "Virginia without regard to …": capitalised, yet a fragment
+    run = _ask_with(wb, doc_id, LAW_Q, [cut, sentence], monkeypatch)
+    by_quote = {_flat(e.exact_quote).rstrip("."): v for e, v in zip(run.evidence, run.verifications, strict=True)}
+    frag, whole = by_quote[_flat(cut).rstrip(".")], by_quote[_flat(sentence).rstrip(".")]
+    assert not frag.verified and frag.rejection_reason == "incomplete_quote" and "mid-sentence" in frag.verification_rationale
+    assert whole.verified, whole.verification_rationale
+    cited = {r.requirement_id for r in run.answer.requirement_references if r.used_in_answer}
+    assert frag.requirement_id not in cited and _flat(cut) != _flat(run.answer.final_answer).rstrip(".")
+
+
+# --- green means it answers -------------------------------------------------------------------
+def test_the_governing_law_answer_says_it_answers(law_run):
+    assert law_run.answer.answers_question is not None and law_run.answer.answers_question >= 0.5
+    finding = {q.check: q for q in law_run.answer.quality}["answers_question"]
+    assert finding.passed, finding.detail
+
+
+def test_evidence_a_lenient_verifier_passes_that_does_not_answer_is_never_green(reseller, monkeypatch):
+    from workbench.errors import ExportBlockedError
+    from workbench.models import support_badge
+
+    wb, doc_id = reseller
+    text = wb.parsed(doc_id).text
+    start = text.index("Subject to the terms of this Agreement, Company grants Reseller the right to use")
+    marks = text[start:text.index(".", start) + 1]  # the trademark clause: real, verbatim, off the question
+    run = _ask_with(wb, doc_id, "What is the melting point of tungsten in degrees Celsius?", [marks], monkeypatch)
+    assert [v.verified for v in run.verifications] == [True]  # the lenient verifier believed it
+    ans = run.answer
+    assert ans.final_answer and ans.support_ratio == 1.0  # every sentence cites, and restates, its quote
+    assert ans.answers_question is not None and ans.answers_question < 0.5
+    assert ans.grounding_confidence == "low"
+    assert not {q.check: q for q in ans.quality}["answers_question"].passed
+    reviewed = wb.reviewed(run.run_id)
+    assert reviewed.badge == "red" and support_badge(ans.support_ratio) == "green"  # citing alone would be green
+    with pytest.raises(ExportBlockedError) as err:
+        wb.export([run.run_id], "md")
+    assert any("does not answer the question" in r or "answers the question" in r for r in err.value.reasons)
+    # a reviewer who reads it and says it answers has the last word
+    [ev] = run.evidence
+    wb.review(run.run_id, ev.requirement_id, "supported", "alice", "it is what we asked about")
+    after = wb.reviewed(run.run_id)
+    assert after.answer.answers_question == 1.0 and after.badge == "green"
+    wb.export([run.run_id], "md")

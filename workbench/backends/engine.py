@@ -278,6 +278,23 @@ def fragment(quote: str) -> str | None:
     return None
 
 
+def cut_in_document(text: str, unit_start: int, start: int) -> str | None:
+    """Why a quote beginning at `start` inside the document sentence (or list item) that begins
+    at `unit_start` is not a whole unit, or None. Whole: it begins the sentence (bullets,
+    whitespace and an enumerator may precede it). Quoted in part: it begins at a clause boundary
+    (after , ; : or before and/or) with a capital or an enumerator, as a long clause trimmed to
+    its part says. Anything else starts mid-sentence, whatever its first letter."""
+    before = text[unit_start:start]
+    if not before.strip(" \t\n\u00a0•·▪◦●■-–—*") or _ENUM.fullmatch(before + " "):
+        return None
+    head = text[start:start + 40]
+    at_clause = start in clause_bounds(text, unit_start, start + 1)
+    if at_clause and (head[:1].isupper() or _ENUM.match(head) or head[:1] in "\"\u201c("):
+        return None
+    last = " ".join(before.split()[-6:])
+    return f"it starts mid-sentence (the sentence reads \"…{last}\" before it)"
+
+
 def hedged(quote: str) -> str | None:
     m = HEDGES.search(quote)
     return m.group(0) if m else None

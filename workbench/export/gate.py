@@ -3,7 +3,8 @@ evidence is held back with the reasons ("needs human check: ...") unless someone
 with a reason, which the export then carries.
 
 Choices: the gate judges the answer as the reviewer left it (final statuses, human labels
-win). A NO_AUTHORITATIVE_EVIDENCE run with no answer sentences passes: it states that nothing
+win). Citing is not answering: an answer whose cited evidence does not answer the question
+(Answer.answers_question below models.ANSWERS, as the shared judge scores it) is held back too. A NO_AUTHORITATIVE_EVIDENCE run with no answer sentences passes: it states that nothing
 was found and makes no claim, so there is nothing ungrounded to hold back; exports print the
 statement plainly. An answer whose evidence reviewers rejected entirely (the service then
 marks it NO_AUTHORITATIVE_EVIDENCE too) still has sentences, and is blocked on them.
@@ -16,7 +17,7 @@ from getpass import getuser
 
 from workbench.errors import ExportBlockedError
 from workbench.export.bundle import ExportBundle, ForcedExport, GateDecision, RunBundle
-from workbench.models import NO_AUTHORITATIVE_EVIDENCE, SentenceSupport
+from workbench.models import ANSWERS, NO_AUTHORITATIVE_EVIDENCE, SentenceSupport
 from workbench.text import ID_RE, split_sentences
 
 GATED_FORMATS = frozenset({"json", "md", "html"})
@@ -73,6 +74,9 @@ def evaluate(rb: RunBundle, min_coverage: float, min_support: float) -> GateDeci
         if support < min_support:
             head.append(f"needs human check: support {support:.0%} is below {min_support:.0%} "
                         f"({supported} of {n} sentences supported)")
+        if ans.answers_question is not None and ans.answers_question < ANSWERS:
+            head.append(f"needs human check: none of the cited evidence answers the question (best "
+                        f"p={ans.answers_question:.2f}, needs {ANSWERS:.2f}); a reviewer's Supported label settles it")
     passed = not head
     return GateDecision(run_id=run_id, passed=passed, evidence_coverage=round(coverage, 4),
                         support_ratio=round(support, 4), min_coverage=min_coverage, min_support=min_support,

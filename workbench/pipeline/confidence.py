@@ -3,7 +3,7 @@ how well the cited evidence answers the question (its verifier score)."""
 
 from __future__ import annotations
 
-from workbench.models import GroundingConfidence
+from workbench.models import ANSWERS, ANSWERS_WELL, GroundingConfidence
 
 _ORDER: tuple[GroundingConfidence, ...] = ("insufficient", "low", "medium", "high")
 
@@ -19,14 +19,13 @@ def by_count(n_verified: int) -> GroundingConfidence:
     return "insufficient"
 
 
-ANSWERS_WELL = 0.8  # a cited quote at least this likely to answer the question allows "high"
-ANSWERS = 0.5  # below this none of the cited evidence answers: at most "low"
+__all__ = ["ANSWERS", "ANSWERS_WELL", "by_count", "grounding_confidence"]  # ANSWERS*: see models.support_badge
 
 
 def grounding_confidence(n_verified: int, support_ratio: float, answers: float | None = None) -> GroundingConfidence:
     """By count, then capped by the share of answer sentences that are supported (seed 004's
     badge thresholds): below 0.75 at most medium, below 0.40 at most low; and, given `answers`
-    (the best verifier score among the cited evidence: P(it answers the question)), below
+    (Answer.answers_question: P(the best cited quote answers the question)), below
     ANSWERS_WELL at most medium and below ANSWERS at most low, so citing is not answering."""
     level = by_count(n_verified)
     if level == "insufficient":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.models import Draft, Evidence, QualityFinding, SentenceSupport
+from workbench.models import ANSWERS, Draft, Evidence, QualityFinding, SentenceSupport
 from workbench.text import cited_ids, mentioned_ids, remove_ids, speculative_terms, split_sentences, strip_citations
 
 # Feedback lines start with one of these tags; a composer may drop the IDs a line names.
@@ -32,6 +32,7 @@ class Review:
     cited: list[str] = field(default_factory=list)
     coverage: float = 0.0
     support_ratio: float = 0.0
+    answers: float | None = None  # P(the best cited quote answers the question); None: not measured
 
     @property
     def passed(self) -> bool:
@@ -61,9 +62,31 @@ def _short(s: str, n: int = 90) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend) -> Review:
+def answer_relevance(question: str, sentences: list[SentenceSupport], verified: list[Evidence]
+                     ) -> tuple[list[SentenceSupport], float | None]:
+    """Whether the cited evidence answers the question: the shared judge's relevance of each cited
+    quote (engine.SCORES, the scores Verify used for the offline backend, so no new work there),
+    per sentence its best citation's, and the best over the answer. Whoever verified the quotes
+    (rules or an LLM), green then means the evidence answers, not only that sentences cite it."""
+    from workbench.backends import engine
+
+    quotes = {e.requirement_id: e.exact_quote for e in verified}
+    ids = list(dict.fromkeys(c for s in sentences for c in s.citations if c in quotes))
+    if not ids:
+        return sentences, None
+    rel = dict(zip(ids, (float(x) for x in engine.SCORES("relevance", question, [quotes[i] for i in ids])), strict=True))
+    out = [s.model_copy(update={"answers": round(max(rel[c] for c in s.citations if c in rel), 4)})
+           if any(c in rel for c in s.citations) else s for s in sentences]
+    return out, round(max(rel.values()), 4)
+
+
+def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend, question: str | None = None
+           ) -> Review:
     """Check a draft against the verified evidence. `known_ids` are all IDs extracted in the
-    run (to tell 'not verified' from 'does not exist')."""
+    run (to tell 'not verified' from 'does not exist'). Given the question, also whether the
+    cited evidence answers it (`answer_relevance`): the `answers_question` finding. Without it,
+    each sentence's `answers` as the backend's support check set it (a recomposition keeps the
+    machine's)."""
     verified_ids = {e.requirement_id for e in verified}
     mentioned = mentioned_ids(draft.final_answer)
     invalid = [i for i in mentioned if i not in verified_ids]
@@ -92,6 +115,11 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend)
             feedback.append(f"{TAG_UNSUPPORTED} {_ids(s.text)} \"{_short(strip_citations(s.text))}\" {s.reason}".rstrip())
     n_sup = sum(s.supported for s in support)
     ratio = round(n_sup / len(support), 4) if support else 0.0
+    if question is not None:
+        support, answers = answer_relevance(question, support, verified)
+    else:
+        known = [s.answers for s in support if s.answers is not None]
+        answers = max(known) if known else None
 
     cited = [i for i in cited_ids(answer) if i in verified_ids]
     accounted = set(cited) | set(draft.unused_requirements)
@@ -117,8 +145,13 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend)
                        detail=f"{len(cited)}/{len(verified_ids)} verified IDs cited ({coverage:.0%})"
                        + (f"; unaccounted: {', '.join(unaccounted)}" if unaccounted else "")),
     ]
+    if answers is not None:
+        findings.append(QualityFinding(
+            check="answers_question", passed=answers >= ANSWERS,
+            detail=(f"the best cited evidence answers the question (p={answers:.2f})" if answers >= ANSWERS else
+                    f"none of the cited evidence answers the question (best p={answers:.2f}, needs {ANSWERS:.2f})")))
     return Review(final_answer=answer, sentences=support, findings=findings, feedback=feedback,
-                  invalid_ids=invalid, cited=cited, coverage=coverage, support_ratio=ratio)
+                  invalid_ids=invalid, cited=cited, coverage=coverage, support_ratio=ratio, answers=answers)
 
 
 def sanitize(rev: Review) -> str:

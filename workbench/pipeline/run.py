@@ -115,8 +115,34 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, ParsedDoc],
             v = v.model_copy(update={"verified": False})
         elif not v.verified and v.rejection_reason is None:
             v = v.model_copy(update={"rejection_reason": "does_not_address_question"})
+        if v.verified:
+            v = _whole_unit(e, docs.get(e.document_id), v)
         verdicts[e.requirement_id] = v
     return [verdicts[e.requirement_id] for e in evidence]
+
+
+def _whole_unit(e: Evidence, doc: ParsedDoc | None, v: Verification) -> Verification:
+    """The engine's whole-unit gate on the document itself, for every backend: a quote that
+    begins inside a sentence of the document (not at a clause boundary it was trimmed at) is
+    not verified, however it is capitalised, e.g. an LLM's "Virginia without regard to …"."""
+    import bisect
+
+    from workbench.backends import engine
+
+    if doc is None or e.span is None:
+        return v
+    segs, starts = doc.derived("engine.unit_starts", lambda: (
+        (ss := sorted(doc.segments(), key=lambda sg: sg.start)), [sg.start for sg in ss]))
+    i = bisect.bisect_right(starts, e.span.start) - 1
+    if i < 0 or segs[i].end <= e.span.start:
+        return v
+    why = engine.cut_in_document(doc.text, segs[i].start, e.span.start)
+    if why is None:
+        return v
+    return v.model_copy(update={"verified": False, "rejection_reason": "incomplete_quote",
+                                "verification_rationale": f"Not a whole sentence: {why}. (The {v.verifier} verifier "
+                                                          f"had said: {v.verification_rationale})",
+                                "score": round(min(v.score or 0.0, 0.6 * (v.score or 0.0)), 4)})
 
 
 def _vocabulary(docs: dict[str, ParsedDoc]) -> frozenset[str]:
@@ -139,10 +165,10 @@ def _compose(question: str, verified: list[Evidence], feedback: list[str] | None
 
 def _review(draft: Draft, verified: list[Evidence], known: set[str], backend, run: Run) -> Review:
     try:
-        return review(draft, verified, known, backend)
+        return review(draft, verified, known, backend, run.question)
     except BackendError as exc:  # the support check failed: every sentence stays unverified
         _failure(run, "quality_review", exc)
-        return review(draft, verified, known, _NoSupport(f"the support check failed: {exc}"))
+        return review(draft, verified, known, _NoSupport(f"the support check failed: {exc}"), run.question)
 
 
 class _NoSupport:
@@ -233,7 +259,7 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend, id
                 # keep what the last revision failed on visible in the audit trail
                 rev.findings = [f.model_copy(update={"check": f"revision_{revisions}_{f.check}"})
                                 for f in findings if not f.passed] + rev.findings
-        answer = _answer(rev, draft, verified, revisions, score)
+        answer = _answer(rev, draft, verified, revisions)
 
     # Finalize
     clock.start("finalize")
@@ -293,7 +319,7 @@ def _unsearchable(docs: list[ParsedDoc]) -> list[str]:
     return out
 
 
-def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int, score: dict[str, float]) -> Answer:
+def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int) -> Answer:
     cited = set(rev.cited)
     statements = {r.requirement_id: r.statement for r in draft.requirement_references}
     refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=e.requirement_id in cited,
@@ -304,11 +330,11 @@ def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int,
         requirement_references=refs,
         unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in cited],
         missing_evidence=[],
-        grounding_confidence=grounding_confidence(len(verified), rev.support_ratio,
-                                                  max((score[i] for i in cited if i in score), default=0.0)),
+        grounding_confidence=grounding_confidence(len(verified), rev.support_ratio, rev.answers),
         sentences=rev.sentences,
         support_ratio=rev.support_ratio,
         citation_coverage=rev.coverage,
         quality=rev.findings,
         revisions=revisions,
+        answers_question=rev.answers,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.errors import ReviewerRequiredError, WorkbenchError
-from workbench.models import Answer, Run
+from workbench.models import ANSWERS, ANSWERS_WELL, Answer, Run, support_badge
 from workbench.service import Workbench
 from workbench.ui import safe, state
 
@@ -38,20 +38,27 @@ def run_picker(wb: Workbench, key: str) -> Run | None:
     return by_id[chosen]
 
 
-# Seed 004's badge: ≥75 % well supported (green), 40–74 % partial (amber), <40 % weak (red).
-def badge_level(ratio: float) -> tuple[str, str, str]:
-    pct = round(ratio * 100)
-    if pct >= 75:
-        return "green", "Well supported", ":material/verified_user:"
-    if pct >= 40:
-        return "orange", "Partial", ":material/warning:"
-    return "red", "Weak evidence", ":material/error:"
+# Seed 004's badge: ≥75 % well supported (green), 40–74 % partial (amber), <40 % weak (red), capped
+# by whether the cited evidence answers the question (models.support_badge).
+_BADGE = {"green": ("green", "Well supported", ":material/verified_user:"),
+          "amber": ("orange", "Partial", ":material/warning:"),
+          "red": ("red", "Weak evidence", ":material/error:")}
+
+
+def badge_level(ratio: float, answers: float | None = None) -> tuple[str, str, str]:
+    return _BADGE[support_badge(ratio, answers)]
 
 
 def confidence_badge(answer: Answer) -> str:
-    """Markdown for the badge: colour, words and the percentage of supported sentences."""
-    color, words, icon = badge_level(answer.support_ratio)
-    return f":{color}-badge[{icon} {words} · {round(answer.support_ratio * 100)} % of sentences supported]"
+    """Markdown for the badge: colour, words, the percentage of supported sentences, and how
+    likely the cited evidence answers the question when that holds the badge back."""
+    color, words, icon = badge_level(answer.support_ratio, answer.answers_question)
+    tail = ""
+    p = answer.answers_question
+    if p is not None and p < ANSWERS_WELL:
+        tail = (f" · the cited evidence {'may not answer' if p >= ANSWERS else 'does not answer'} "
+                f"the question (p {p:.2f})")
+    return f":{color}-badge[{icon} {words} · {round(answer.support_ratio * 100)} % of sentences supported{tail}]"
 
 
 def show_error(e: Exception) -> None:
