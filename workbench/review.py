@@ -297,6 +297,25 @@ def draft_answer(run: Run, supported: set[str], now_supported_by_humans: set[str
     return draft_answer_from(out, n_verified=len(supported), note=" (after review)")
 
 
+def _human_says_it_answers(answer: Answer, human_supported: set[str], n_supported: int) -> Answer:
+    """A reviewer's Supported on cited evidence says it answers the question: the answer's
+    answers_question becomes 1.0 (and the confidence, badge and export gate follow) even when
+    the supported set, and so the composed text, did not change."""
+    from workbench.pipeline.confidence import grounding_confidence
+
+    if answer.answers_question is None or answer.answers_question >= 1.0:
+        return answer
+    if not any(set(s.citations) & human_supported for s in answer.sentences):
+        return answer
+    sentences = [s.model_copy(update={"answers": 1.0}) if set(s.citations) & human_supported else s
+                 for s in answer.sentences]
+    quality = [q if q.check != "answers_question" else QualityFinding(
+        check="answers_question", passed=True, detail="a reviewer marked cited evidence Supported: it answers the question")
+        for q in answer.quality]
+    return answer.model_copy(update={"sentences": sentences, "answers_question": 1.0, "quality": quality,
+                                     "grounding_confidence": grounding_confidence(n_supported, answer.support_ratio, 1.0)})
+
+
 def _with_sentence_labels(answer: Answer, labels: Mapping[str, ReviewEvent], n_supported: int) -> Answer:
     """Human sentence labels (by sentence text) over an answer; ratio, confidence and the
     sentences_supported finding follow."""
@@ -397,6 +416,9 @@ def reviewed_run(run: Run, events: Iterable[ReviewEvent], problems: Mapping[str,
             continue
         items.setdefault(ev.requirement_id, _Item()).apply(ev)
         settle([ev])
+    answer = _human_says_it_answers(answer, {i for i, it in items.items()
+                                             if it.deciding is not None and it.deciding.label == "supported"},
+                                    len(current_ids))
     statuses = _statuses(run, added, items, problems)
     return ReviewedRun(run=run, event_count=len(events), statuses=statuses, machine_answer=run.answer,
                        answer=answer, revisions=revisions, badge=support_badge(answer.support_ratio, answer.answers_question))
