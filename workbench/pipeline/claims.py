@@ -6,11 +6,12 @@ readable reason and up to five evidence spans, best first."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from workbench.backends import engine
+from workbench.config import Settings, defaults
 from workbench.models import ClaimCheck, DocSegment, ParsedDoc
 from workbench.pipeline.context import DocsContext
 
@@ -45,13 +46,13 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
     return verdict, top
 
 
-def check_claims(claims: list[str], docs: Sequence[ParsedDoc], *, retriever: SegmentRetriever, settings: Any = None,
-                 embed: EmbedFn | None = None) -> list[ClaimCheck]:
+def check_claims(claims: list[str], docs: Sequence[ParsedDoc], *, retriever: SegmentRetriever,
+                 settings: Settings | None = None, embed: EmbedFn | None = None) -> list[ClaimCheck]:
     """One ClaimCheck per claim, in order: supported or not, score in [0, 1], a reason naming
     what decided it, and up to five evidence spans (best first) with their boxes. `embed` is
     accepted for callers that pass the index's embedder; the judge brings its own model."""
-    lo = getattr(settings, "quote_min_words", 10)
-    hi = getattr(settings, "quote_max_words", 40)
+    settings = settings if settings is not None else defaults()
+    lo, hi = settings.quote_min_words, settings.quote_max_words
     out: list[ClaimCheck] = []
     for claim in claims:
         text = " ".join(claim.split())
