@@ -13,13 +13,13 @@ from workbench.pdf import document as document_mod
 from workbench.pdf import open_pdf
 
 
-def word_bomb(words: int, per_line: int = 200) -> bytes:
+def word_bomb(words: int, per_line: int = 200, word: bytes = b"word") -> bytes:
     """One letter-size page whose compressed content shows `words` words (2 M in about 26 KB)."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     page.insert_text((72, 72), "x", fontsize=1, fontname="helv")
     font = page.get_fonts()[0][4]
-    line = b"(" + b" ".join([b"word"] * per_line) + b") Tj T*\n"
+    line = b"(" + b" ".join([word] * per_line) + b") Tj T*\n"
     body = b"BT /" + font.encode() + b" 0.05 Tf 0.07 TL 10 780 Td\n" + line * (words // per_line) + b"ET\n"
     doc.update_stream(page.get_contents()[0], body)
     return doc.tobytes(garbage=3, deflate=True)
@@ -54,6 +54,27 @@ def test_a_two_million_word_page_is_refused_before_it_is_extracted(monkeypatch):
     assert msg.startswith("bomb.pdf: page 1 shows at least 2,4")
     assert "over the limit of 200,000 per page (WORKBENCH_MAX_PAGE_CHARS)" in msg
     assert msg.endswith("split the PDF, or raise the limit if the text is genuine")
+
+
+def test_a_bomb_written_with_escapes_is_refused_before_extraction_too(monkeypatch):
+    _extraction_forbidden(monkeypatch)  # "\\w\\o\\r\\d" shows "word": 8 raw bytes for 4 characters
+    with pytest.raises(TooMuchTextError, match="page 1 shows at least"):
+        open_pdf(word_bomb(400_000, word=rb"\w\o\r\d"), filename="escaped.pdf", settings=Settings())
+
+
+@pytest.mark.parametrize(("content", "decoded"), [
+    (b"BT (Hello) Tj [(W) 120 (orld)] TJ <48656c6c6f> Tj ET", 15),
+    (rb"(\101\102) Tj", 2),  # octal escapes: one byte each
+    (rb"(\a\(\)) Tj", 3),  # any other escape: one byte
+    (b"(a\\\nb) Tj", 2),  # a backslash before a line break: none
+    (b"(a(b)c) Tj", 5),  # balanced parentheses are characters
+    (b"<< /MCID 3 >> BDC (ab) Tj EMC", 2),  # a dictionary is not a hex string
+    (b"BI /W 4 /H 4 ID ((((binary)))) EI (ab) Tj", 2),  # inline image data is not text
+])
+def test_string_bytes_counts_what_the_strings_decode_to(content, decoded):
+    from workbench.pdf.limits import string_bytes
+
+    assert string_bytes(content) == decoded
 
 
 def test_text_drawn_through_a_form_many_times_counts_every_time(monkeypatch):

@@ -20,27 +20,65 @@ import re
 
 import pymupdf
 
-# Literal strings (one level of nested parentheses, escapes) and hex strings.
-_LITERAL = re.compile(rb"\((?:[^()\\]|\\[\s\S]|\((?:[^()\\]|\\[\s\S])*\))*\)")
-_HEX = re.compile(rb"<([0-9A-Fa-f\s]*)>")
-_INLINE_IMAGE = re.compile(rb"\bBI\b[\s\S]*?\bID\b[\s\S]*?\bEI\b")
+# One left-to-right pass, linear in the stream whatever it holds (a regex for whole strings
+# rescans from every "(" of an unclosed string: quadratic on a hostile stream).
+_TOKEN = re.compile(rb"\\[\s\S]|[()]|<[0-9A-Fa-f\s]*>|[^()\\<]+|<")
 _WS = re.compile(rb"\s+")
+_BI = re.compile(rb"\bBI\b")
+_ID = re.compile(rb"\bID\s")
+_EI = re.compile(rb"\sEI\b")
 BYTES_PER_GLYPH_MAX = 4
 _MAX_DEPTH = 12  # nested forms; deeper nesting is not drawn by MuPDF either
 
 
+def _without_inline_images(content: bytes) -> bytes:
+    """The stream with inline images (BI … ID binary EI) cut out: their binary data is not text."""
+    parts: list[bytes] = []
+    pos = 0
+    for m in _BI.finditer(content):
+        if m.start() < pos:
+            continue
+        data = _ID.search(content, m.end())
+        if data is None:
+            break
+        end = _EI.search(content, data.end())
+        parts.append(content[pos:m.start()])
+        pos = end.end() if end else len(content)
+        if end is None:
+            break
+    parts.append(content[pos:])
+    return b" ".join(parts)
+
+
 def string_bytes(content: bytes) -> int:
-    """Bytes the strings in a content stream decode to, never more (an escape `\\ddd` is 4 raw
-    bytes for 1; counting 1 less per raw byte after a backslash keeps the figure a floor)."""
+    """Bytes the strings in a content stream decode to: a literal string's characters (an escape
+    is one byte, `\\ddd` included, a backslash before a line break none; nested parentheses are
+    characters) and a hex string's digit pairs."""
     if b"BI" in content:
-        content = _INLINE_IMAGE.sub(b" ", content)
-    n = 0
-    for lit in _LITERAL.findall(content):
-        n += len(lit) - 2 - 3 * lit.count(b"\\")
-    if b"<" in content:
-        for h in _HEX.findall(content):
-            n += len(_WS.sub(b"", h)) // 2
-    return max(n, 0)
+        content = _without_inline_images(content)
+    n = depth = octal = 0
+    for tok in _TOKEN.findall(content):
+        first = tok[:1]
+        if depth:
+            if first == b"(":
+                depth += 1
+                n += 1
+            elif first == b")":
+                depth -= 1
+                n += 1 if depth else 0
+            elif first == b"\\":
+                n += 0 if tok[1:] in (b"\n", b"\r") else 1
+                octal = 2 if tok[1:].isdigit() else 0
+                continue
+            else:
+                digits = len(tok) - len(tok.lstrip(b"01234567"))
+                n += len(tok) - min(octal, digits)  # the rest of a \ddd escape is not a byte of its own
+        elif first == b"(":
+            depth = 1
+        elif first == b"<" and len(tok) > 1:
+            n += len(_WS.sub(b"", tok[1:-1])) // 2
+        octal = 0
+    return n
 
 
 def _invocations(content: bytes, name: str) -> int:
