@@ -5,6 +5,7 @@ import streamlit as st
 
 from workbench.ui import sign_in, state
 from workbench.ui.reviewer_memory import remember_reviewer
+from workbench.ui.widgets import running_jobs_panel
 from workbench.ui.workspace import get_workbench
 
 # A local icon: a ":material/…" page icon makes the browser fetch the favicon from Google Fonts.
@@ -39,6 +40,9 @@ pages = [
     st.Page(state.PAGE_EXPORT, title="Export", icon=":material/download:"),
 ]
 page = st.navigation(pages)
+if page.title != "Run":  # the Run page follows its runs itself
+    with st.sidebar:
+        running_jobs_panel(wb)
 if page.title == "Documents" and st.query_params.get(state.QP_EVIDENCE):
     # /?run=…&evidence=… (a hand-made or shortened deep link) opens Review, like /review?….
     st.switch_page(state.PAGE_REVIEW, query_params=dict(st.query_params))

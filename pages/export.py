@@ -20,7 +20,8 @@ runs = sorted(wb.runs(), key=lambda r: r.created_at, reverse=True)
 if not runs:
     st.info("No runs yet: ask a question on the **Run** page, review it, then export it here.")
     st.stop()
-labels = {r.run_id: run_label(r) for r in runs}
+docs = {d.id: d for d in wb.documents()}
+labels = {r.run_id: run_label(r, docs) for r in runs}
 default = [st.session_state[state.RUN]] if st.session_state.get(state.RUN) in labels else [runs[0].run_id]
 chosen = st.multiselect("Runs", list(labels), default=default, format_func=labels.get)
 if not chosen:

@@ -5,12 +5,13 @@ import time
 import pandas as pd
 import streamlit as st
 
-from workbench.models import STAGES, StageEvent
+from workbench.models import NO_AUTHORITATIVE_EVIDENCE, STAGES, StageEvent
 from workbench.service import backend_names
 from workbench.ui import safe, state
-from workbench.ui.widgets import run_label, show_error
+from workbench.ui.widgets import confidence_badge, documents_label, show_error
 from workbench.ui.workspace import get_workbench
 
+DONE = ("finished", "failed")  # a job that ended (workbench.jobs)
 STAGE_NAMES = {"retrieval": "Retrieval", "extract": "Extract", "verify": "Verify", "compose": "Compose",
                "quality_review": "Quality review", "finalize": "Finalize"}
 
@@ -23,8 +24,13 @@ if not docs:
     st.stop()
 
 by_id = {d.id: d for d in docs}
-doc_ids = st.multiselect("Documents", list(by_id), default=list(by_id),
+# The selection outlives the page (widget state is dropped when another page is shown).
+if "run_docs_widget" not in st.session_state:
+    remembered = [d for d in st.session_state.get(state.RUN_DOCS, list(by_id)) if d in by_id]
+    st.session_state["run_docs_widget"] = remembered or list(by_id)
+doc_ids = st.multiselect("Documents", list(by_id), key="run_docs_widget",
                          format_func=lambda i: f"{by_id[i].title or by_id[i].filename} ({by_id[i].pages} p.)")
+st.session_state[state.RUN_DOCS] = doc_ids
 mode = st.radio("Ask", ["One question", "Checklist"], horizontal=True, label_visibility="collapsed")
 if mode == "One question":
     text = st.text_area("Question", placeholder="e.g. How often must audit logs be reviewed?", height=90)
@@ -46,68 +52,133 @@ backend = st.selectbox("Backend", backends, index=backends.index(wb.settings.bac
                             "(OPENAI_BASE_URL, OPENAI_API_KEY).")
 
 clicked = st.button("Run", type="primary", icon=":material/play_arrow:")
-st.caption("The first question about a newly ingested document also builds its search index (about a minute "
-           "for a 100-page PDF on a small machine); later questions start at once.")
+st.caption("A run goes on in the background: you may leave this page or reload it, and the finished run is "
+           "stored either way. The first question about a newly ingested document also builds its search "
+           "index (about a minute for a 100-page PDF on a small machine).")
 if clicked and not doc_ids:
     st.error("Choose at least one document to search.")
 elif clicked and not questions:
     st.error("Type a question (or a checklist, one question per line) first.")
 elif clicked:
-    overall = st.progress(0.0, text=f"Question 1 of {len(questions)}")
-    box = st.status("Running…", expanded=True)
-    table = box.empty()
+    try:
+        job = wb.submit("ask", questions=questions, document_ids=doc_ids, backend=backend)
+    except Exception as e:  # noqa: BLE001 - user errors worded by the service, bugs shown as such
+        show_error(e)
+    else:
+        st.session_state[state.JOB_QUESTIONS] = {**st.session_state.get(state.JOB_QUESTIONS, {}),
+                                                 job.job_id: questions}
+        st.session_state[state.WATCHED_JOB] = job.job_id
+
+
+def stage_table(events: list[StageEvent]) -> pd.DataFrame | None:
+    """The latest question's stages as a table: status, time, counts, note."""
+    if not events:
+        return None
+    q = events[-1].question_index
     rows: dict[str, dict] = {}
-    started = time.monotonic()
-
-    current = {"q": -1}
-
-    def on_event(ev: StageEvent) -> None:
-        """Each event updates this question's stage table and the overall progress bar."""
-        if ev.question_index != current["q"]:
-            current["q"] = ev.question_index
-            rows.clear()
-            if ev.question_total > 1:
-                box.markdown(f"**Question {ev.question_index + 1} of {ev.question_total}:** "
-                             f"{safe.text(questions[ev.question_index]) if ev.question_index < len(questions) else ''}")
+    for ev in events:
+        if ev.question_index != q:
+            continue
         row = rows.setdefault(ev.stage, {"Stage": STAGE_NAMES.get(ev.stage, ev.stage), "Counts": ""})
         counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ev.counts.items())
         row.update({"Status": "running" if ev.status in ("started", "progress") else ev.status,
                     "Time (s)": f"{ev.elapsed:.2f}", "Counts": counts or row["Counts"], "Note": safe.text(ev.message)})
-        frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
-        table.table(frame[["Stage", "Status", "Time (s)", "Counts", "Note"]], hide_index=True)
-        finished = ev.stage == "finalize" and ev.status in ("done", "failed")
-        step = 1.0 if finished else (STAGES.index(ev.stage) / len(STAGES) if ev.stage in STAGES else 0.0)
-        overall.progress(min((ev.question_index + step) / max(ev.question_total, 1), 1.0),
-                         text=f"Question {ev.question_index + 1} of {ev.question_total}: "
-                              f"{STAGE_NAMES.get(ev.stage, ev.stage)} {ev.status}")
+    frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
+    return frame[["Stage", "Status", "Time (s)", "Counts", "Note"]]
 
-    try:
-        runs = wb.ask(questions, doc_ids, backend=backend, on_event=on_event)
-    except Exception as e:  # noqa: BLE001 - user errors worded by the service, bugs shown as such
+
+def follow(job_id: str) -> list[str]:
+    """Show a job's stages live until it ends (this page may be left at any time: the job goes
+    on in the background). Returns the ids of the runs it stored."""
+    info = wb.job(job_id)
+    questions = st.session_state.get(state.JOB_QUESTIONS, {}).get(job_id, [])
+    overall = st.progress(0.0, text="Waiting for the run to start…")
+    box = st.status("Running…", expanded=True)
+    heading, table = box.empty(), box.empty()
+    seen = -1
+    while True:
+        info = wb.job(job_id)
+        events = wb.job_events(job_id)
+        if len(events) != seen:
+            seen = len(events)
+            if events:
+                last = events[-1]
+                if last.question_total > 1:
+                    q = questions[last.question_index] if last.question_index < len(questions) else ""
+                    heading.markdown(f"**Question {last.question_index + 1} of {last.question_total}:** "
+                                     f"{safe.text(q)}")
+                frame = stage_table(events)
+                if frame is not None:
+                    table.table(frame, hide_index=True)
+                overall.progress(min(max(info.progress, 0.0), 1.0),
+                                 text=f"Question {last.question_index + 1} of {last.question_total}: "
+                                      f"{STAGE_NAMES.get(last.stage, last.stage)} {last.status}")
+        if info.status in DONE:
+            break
+        time.sleep(0.25)
+    if info.status == "failed":
         box.update(label="Run failed", state="error")
-        show_error(e)
-    else:
-        overall.progress(1.0, text=f"{len(runs)} question(s) done in {time.monotonic() - started:.1f} s")
-        box.update(label="All stages complete", state="complete", expanded=True)
-        st.session_state[state.LAST_RUN_IDS] = [r.run_id for r in runs]
-        if runs:
-            state.select_run(runs[0].run_id)
+        st.error(f"The run failed: {safe.text(info.error)}", icon=":material/error:")
+        return []
+    took = (info.ended_at - info.started_at).total_seconds() if info.ended_at and info.started_at else 0.0
+    overall.progress(1.0, text=f"{len(info.run_ids)} question(s) done in {took:.1f} s")
+    box.update(label="All stages complete", state="complete", expanded=True)
+    return list(info.run_ids)
+
+
+# A run started here (or before a reload: the workspace's own list of jobs) is followed until it
+# ends, then its results are shown.
+jobs = [j for j in wb.job_list() if j.kind == "ask"]
+active = [j for j in jobs if j.status not in DONE]
+watched = st.session_state.get(state.WATCHED_JOB)
+if active:
+    target = next((j for j in active if j.job_id == watched), active[-1])
+    if len(active) > 1:
+        st.caption(f"{len(active)} runs are queued or running; they run one after another.")
+    st.session_state[state.WATCHED_JOB] = target.job_id
+    run_ids = follow(target.job_id)
+    if run_ids:
+        st.session_state[state.LAST_RUN_IDS] = run_ids
+        state.select_run(run_ids[0])
+    if len(active) > 1:
+        st.rerun()
+elif watched:
+    try:
+        info = wb.job(watched)
+    except Exception:  # noqa: BLE001 - a job from before a server restart: its runs are stored anyway
+        info = None
+    if info is not None and info.status in DONE and info.run_ids != st.session_state.get(state.LAST_RUN_IDS):
+        if info.status == "finished":
+            st.session_state[state.LAST_RUN_IDS] = list(info.run_ids)
+            if info.run_ids:
+                state.select_run(info.run_ids[0])
+        else:
+            st.error(f"The last run failed: {safe.text(info.error)}", icon=":material/error:")
+elif jobs and not st.session_state.get(state.LAST_RUN_IDS):
+    st.session_state[state.LAST_RUN_IDS] = list(jobs[0].run_ids)  # after a reload: the latest finished run
 
 last = st.session_state.get(state.LAST_RUN_IDS) or []
 if last:
     st.subheader("Results")
     for run_id in last:
         try:
-            run = wb.run(run_id)
+            rr = wb.reviewed(run_id)
         except Exception as e:  # noqa: BLE001
             show_error(e)
             continue
+        run, answer = rr.run, rr.answer
         verified = sum(1 for v in run.verifications if v.verified)
         with st.container(border=True):
             st.markdown(f"**{safe.text(run.question)}**")
-            st.caption(f"{len(run.evidence)} extracted · {verified} verified · "
-                       f"{len(run.evidence) - verified} rejected · confidence: {run.answer.grounding_confidence}"
-                       f" · {run_label(run).rsplit(' · ', 1)[-1]}")
+            st.caption(f"{safe.text(documents_label(run.document_ids, by_id))} · {len(run.evidence)} extracted · "
+                       f"{verified} verified · {len(run.evidence) - verified} rejected · {safe.text(run.run_id)}")
+            if answer.result == NO_AUTHORITATIVE_EVIDENCE:
+                st.markdown(":red-badge[:material/block: No authoritative evidence]")
+                st.caption("None of the documents holds a verified quote that answers this: no claim is made.")
+            else:
+                st.markdown(confidence_badge(answer) + f" · grounding confidence **{answer.grounding_confidence}**")
+                if answer.final_answer:
+                    safe.plain(answer.final_answer)
             for f in run.failures:
                 st.error(f"The {safe.text(run.backend)} backend failed in the {safe.text(f.stage)} stage: "
                          f"{safe.text(f.message)}. "

@@ -250,3 +250,46 @@ def test_the_viewer_stays_beside_the_grid_and_a_selection_becomes_cited_evidence
         page.locator("button.wb-chip", has_text=ev.requirement_id).wait_for(timeout=60_000)
         page.close()
     get_settings.cache_clear()
+
+
+def test_a_run_goes_on_while_the_reviewer_is_elsewhere_and_reloads_and_is_there_when_they_return(
+        tmp_path, browser, make_pdf, monkeypatch):  # noqa: F811
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    # Fifteen pages: the first question builds the document's index, which takes a few seconds.
+    pages = [" ".join(f"Section {i}.{j}: the operator shall inspect component {i}-{j} every {j + 2} days and "
+                      "record the result in the maintenance log." for j in range(10)) for i in range(15)]
+    pdf = make_pdf(pages, name="manual.pdf", fontsize=10)
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench(get_settings())
+    wb.ingest(pdf, "manual.pdf", source_type="policy")
+    question = "How often must component 3-4 be inspected?"
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto(f"{url}run")
+        page.get_by_role("textbox", name="Question").fill(question)
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.get_by_text("Running…").first.wait_for(timeout=30_000)
+
+        # Away to another page mid-run: the sidebar shows the run's stage there; then a reload.
+        page.get_by_role("link", name="Documents").first.click()
+        page.get_by_role("heading", name="Documents", exact=True).wait_for(timeout=30_000)
+        page.get_by_text(re.compile(r"Run (queued|running)")).first.wait_for(timeout=30_000)
+        assert wb.runs() == [], "the run is not finished yet: this checks a run that outlives its page"
+        page.reload()
+        page.get_by_role("heading", name="Documents", exact=True).wait_for(timeout=30_000)
+
+        # Back on Run (a fresh session after the reload): the finished run and its answer.
+        page.get_by_role("link", name="Run").first.click()
+        page.get_by_text("All stages complete").wait_for(timeout=300_000)
+        page.get_by_role("heading", name="Results").wait_for(timeout=30_000)
+        streamlit_idle(page)
+        results = page.locator('[data-testid="stMain"]').inner_text().split("Results", 1)[1]
+        assert question in results and "manual.pdf" in results, results
+        assert re.search(r"% of sentences supported|No authoritative evidence", results), results
+        (run,) = wb.runs()
+        assert run.question == question
+        page.close()
+    get_settings.cache_clear()

@@ -5,14 +5,25 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.errors import ReviewerRequiredError, WorkbenchError
-from workbench.models import ANSWERS, ANSWERS_WELL, Answer, Run, support_badge
+from workbench.models import ANSWERS, ANSWERS_WELL, Answer, Document, Run, support_badge
 from workbench.service import Workbench
 from workbench.ui import safe, state
 
 
-def run_label(run: Run) -> str:
+def documents_label(document_ids: list[str], docs: dict[str, Document] | None) -> str:
+    """'policy.pdf' / 'policy.pdf, contract.pdf' / 'policy.pdf +2 more': which documents a run searched."""
+    if not docs or not document_ids:
+        return ""
+    names = [docs[d].filename if d in docs else d[:8] for d in document_ids]
+    return ", ".join(names) if len(names) <= 2 else f"{names[0]} +{len(names) - 1} more"
+
+
+def run_label(run: Run, docs: dict[str, Document] | None = None) -> str:
+    """Question · documents searched · when · run id: runs of one question over different
+    documents are told apart."""
     q = run.question if len(run.question) <= 70 else run.question[:67] + "…"
-    return f"{q} · {run.created_at:%Y-%m-%d %H:%M} · {run.run_id}"
+    where = documents_label(run.document_ids, docs)
+    return f"{q} · {where + ' · ' if where else ''}{run.created_at:%Y-%m-%d %H:%M} · {run.run_id}"
 
 
 def run_picker(wb: Workbench, key: str) -> Run | None:
@@ -32,7 +43,9 @@ def run_picker(wb: Workbench, key: str) -> Run | None:
         current = runs[0].run_id
         state.select_run(current)
     ids = list(by_id)
-    chosen = st.selectbox("Run", ids, index=ids.index(current), format_func=lambda i: run_label(by_id[i]), key=key)
+    docs = {d.id: d for d in wb.documents()}
+    chosen = st.selectbox("Run", ids, index=ids.index(current), format_func=lambda i: run_label(by_id[i], docs),
+                          key=key)
     if chosen != current:
         state.select_run(chosen)
     return by_id[chosen]
@@ -70,3 +83,34 @@ def show_error(e: Exception) -> None:
         st.error(safe.text(e), icon=":material/error:")
     else:
         st.exception(e)
+
+
+_STAGE_WORDS = {"retrieval": "Retrieval", "extract": "Extract", "verify": "Verify", "compose": "Compose",
+                "quality_review": "Quality review", "finalize": "Finalize"}
+
+
+def running_jobs_panel(wb: Workbench) -> None:
+    """In the sidebar of every page: the runs going on in the background and their current stage,
+    refreshed every second until they end (then the page reruns once to show what they stored)."""
+    active = [j for j in wb.job_list() if j.kind == "ask" and j.status not in ("finished", "failed")]
+    if not active:
+        return
+
+    @st.fragment(run_every=1.0)
+    def panel() -> None:
+        jobs = [j for j in wb.job_list() if j.kind == "ask" and j.status not in ("finished", "failed")]
+        if not jobs:
+            st.rerun(scope="app")
+        for j in jobs:
+            events = wb.job_events(j.job_id)
+            where = ""
+            if events:
+                ev = events[-1]
+                where = (f"question {ev.question_index + 1} of {ev.question_total}: " if ev.question_total > 1
+                         else "") + f"{_STAGE_WORDS.get(ev.stage, ev.stage)} {ev.status}"
+            st.progress(min(max(j.progress, 0.0), 1.0),
+                        text=f":material/sync: Run {'queued' if j.status == 'queued' else 'running'}"
+                             + (f" — {where}" if where else ""))
+        st.page_link(state.PAGE_RUN, label="Follow on the Run page", icon=":material/play_circle:")
+
+    panel()

@@ -1,0 +1,34 @@
+"""The Run page: runs go on in the background (workbench.jobs through the service), the document
+selection is remembered across pages, labels name the documents, the card shows the answer."""
+
+from __future__ import annotations
+
+from tests.ui.conftest import QUESTION
+from tests.ui.test_pages import PAGES, app, on_page, texts
+
+
+def test_the_document_selection_survives_a_visit_to_another_page(workspace, make_pdf):
+    wb, doc, _ = workspace
+    other = wb.ingest(make_pdf(["Another document about retention."], name="other.pdf"), "other.pdf")
+    at = on_page(app(), "run")
+    assert set(at.multiselect[0].value) == {doc.id, other.id}
+    at.multiselect[0].set_value([other.id]).run()
+    at.switch_page(str(PAGES / "answer.py")).run()
+    at.switch_page(str(PAGES / "run.py")).run()
+    assert not at.exception, at.exception
+    assert at.multiselect[0].value == [other.id]
+
+
+def test_a_finished_run_shows_its_documents_answer_and_badge_and_labels_name_the_documents(workspace):
+    wb, doc, seeded = workspace
+    at = on_page(app(), "run")
+    at.text_area[0].set_value("How often must audit records be reviewed?")
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception, at.exception
+    shown = texts(at)
+    assert "policy.pdf" in shown and "% of sentences supported" in shown, shown
+    answer = wb.reviewed(wb.runs()[0].run_id).answer.final_answer
+    assert answer and any(answer in t.value for t in at.text), "the results card shows the answer"
+    at = on_page(app(run=seeded.run_id), "review")
+    (picker,) = [s for s in at.selectbox if s.label == "Run"]
+    assert any(QUESTION in o and "policy.pdf" in o for o in picker.options), picker.options
