@@ -261,3 +261,47 @@ def test_evidence_a_lenient_verifier_passes_that_does_not_answer_is_never_green(
     after = wb.reviewed(run.run_id)
     assert after.answer.answers_question == 1.0 and after.badge == "green"
     wb.export([run.run_id], "md")
+
+
+# --- facts are read: a New York contract (CUAD corporate sponsorship agreement) ----------------
+SPONSORSHIP = "CURAEGISTECHNOLOGIES,INC_05_26_2010-EX-1-CORPORATE SPONSORSHIP AGREEMENT.PDF"
+
+
+@pytest.fixture(scope="module")
+def sponsorship(tmp_path_factory):
+    from tests.conftest import CORPUS
+    from workbench.service import Workbench
+
+    pdf = Path(CORPUS) / "cuad" / "pdf" / SPONSORSHIP
+    if not pdf.is_file():
+        pytest.skip(f"shared corpus not found at {pdf}")
+    wb = Workbench(Settings(data_dir=tmp_path_factory.mktemp("sponsorship")))
+    return wb, wb.ingest(str(pdf), source_type="contract").id
+
+
+def test_delaware_is_not_new_york_and_periods_are_read_in_any_form(sponsorship):
+    wb, doc_id = sponsorship
+    ny, de, ten, thirty, date_other = wb.check_claims([
+        "This Agreement is governed by the laws of the State of New York.",
+        "This Agreement is governed by the laws of the State of Delaware.",
+        "Materials using Trademarks are deemed to be approved if the receiving party has not disapproved the "
+        "material in writing within 10 business days after it receives a request for approval.",
+        "Materials using Trademarks are deemed to be approved if the receiving party has not disapproved the "
+        "material in writing within thirty (30) business days after it receives a request for approval.",
+        "The Agreement is entered into as of June 21, 1999.",  # the contract: "as of May 18, 2010"
+    ], [doc_id])
+    assert ny.supported, ny.reason
+    assert not de.supported and "Delaware" in de.reason and "New York" in de.reason, de.reason
+    assert ten.supported, ten.reason  # "ten (10) business days" in the contract
+    assert not thirty.supported and "30" in thirty.reason, thirty.reason
+    assert not date_other.supported, date_other.reason
+
+
+def test_a_date_written_another_way_is_the_same_date(reseller):
+    wb, doc_id = reseller
+    same, other = wb.check_claims([  # the contract: "made and entered into effect the 7th day of April, 2017"
+        "This Reseller Agreement is made and entered into effect on April 7, 2017.",
+        "This Reseller Agreement is made and entered into effect on May 8, 2014.",
+    ], [doc_id])
+    assert same.supported and "April" in same.reason, same.reason
+    assert not other.supported and "May 8, 2014" in other.reason, other.reason
