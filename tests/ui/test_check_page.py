@@ -42,3 +42,15 @@ def test_a_pasted_draft_is_checked_sentence_by_sentence_and_relabelled(workspace
     assert [b.proto.label for b in at.get("download_button")] == ["Markdown", "HTML", "JSON"]
     data = json.loads(wb.export_draft(draft.run_id, "json")[0])
     assert data["badge"] == "green" and shown(data["sentences"][1]["sentence"]).startswith("Audit logs")
+
+
+def test_a_checked_draft_reads_on_the_answer_page_with_its_chips(workspace):
+    from tests.ui.test_pages import component_data
+
+    wb, doc, _ = workspace
+    run = wb.check_draft(DRAFT, [doc.id], title="Access memo")
+    at = on_page(app(run=run.run_id), "answer")
+    assert "Access memo" in texts(at)
+    (chips,) = component_data(at, "answer_text")
+    assert [s["supported"] for s in chips["sentences"]] == [True, False]
+    assert "50 % of sentences supported" in texts(at)
