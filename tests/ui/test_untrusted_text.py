@@ -157,3 +157,11 @@ def test_export_gate_reasons_and_forced_by_are_text(hostile):
     at.text_input(key=next(t.key for t in at.text_input if t.label == "Reason for forcing")).set_value(NOTE).run()
     assert not at.exception, at.exception
     assert_only_as_text(at, REVIEWER, NOTE)
+
+
+def test_check_a_draft_shows_the_draft_its_title_and_the_documents_words_as_text(hostile):
+    wb, doc, _ = hostile
+    draft = f"Passwords rotate yearly {BADGE} {LINK} {ICON}.\nAccounts are reviewed every quarter {IMAGE}."
+    wb.check_draft(draft, [doc.id], title="Memo " + RED, markdown=False)
+    at = visit("check")
+    assert_only_as_text(at, "Passwords rotate yearly " + BADGE, IMAGE, "Policy " + BADGE)
