@@ -101,17 +101,20 @@ def main() -> int:
         if g is None:
             print(f"no gold row for {pdf.name}", file=sys.stderr)
             continue
-        for cat, q in QUESTIONS.items():
+        for k, (cat, q) in enumerate(QUESTIONS.items()):
             t = time.perf_counter()
             run, = wb.ask([q], [doc.id])
-            t_ask += time.perf_counter() - t
-            n_ask += 1
+            dt = time.perf_counter() - t
+            if k:  # the first question on a contract pays for its indexes: not a warm ask
+                t_ask += dt
+                n_ask += 1
             ok = {v.requirement_id for v in run.verifications if v.verified}
             quotes = [e.exact_quote for e in run.evidence if e.requirement_id in ok]
             nae = run.answer.result == NO_AUTHORITATIVE_EVIDENCE
             rows.append({"contract": pdf.stem, "category": cat, "has_gold": bool(g[cat]), "nae": nae,
                          "hit": hit(quotes, g[cat]) if g[cat] else None, "verified": quotes,
-                         "confidence": run.answer.grounding_confidence})
+                         "confidence": run.answer.grounding_confidence,
+                         "answers_question": getattr(run.answer, "answers_question", None), "ask_s": round(dt, 3)})
     pos = [r for r in rows if r["has_gold"]]
     neg = [r for r in rows if not r["has_gold"]]
     per_cat = {c: {"found": sum(r["hit"] for r in pos if r["category"] == c),
@@ -122,7 +125,7 @@ def main() -> int:
                "found_rate": round(sum(r["hit"] for r in pos) / max(1, len(pos)), 3), "with_gold": len(pos),
                "nae_rate_when_absent": round(sum(r["nae"] for r in neg) / max(1, len(neg)), 3), "absent": len(neg),
                "green_when_absent": sum(r["confidence"] == "high" for r in neg),
-               "mean_ask_s": round(t_ask / max(1, n_ask), 3), "per_category": per_cat}
+               "mean_warm_ask_s": round(t_ask / max(1, n_ask), 3), "per_category": per_cat}
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"bench_cuad{a.tag}.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     print(json.dumps(summary, indent=1))
