@@ -81,6 +81,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="first N contracts only")
     ap.add_argument("--workspace", default=str(OUT / "cuad_ws"), help="kept between runs: ingest once")
     ap.add_argument("--tag", default="", help="suffix of the output file")
+    ap.add_argument("--prepare", action="store_true", help="only ingest and index the contracts (chunk and "
+                    "segment indexes, kept in the workspace), no questions")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from workbench.config import Settings
@@ -97,6 +99,13 @@ def main() -> int:
     n_ask = 0
     for pdf in pdfs:
         doc = wb.ingest(str(pdf), source_type="contract")
+        if a.prepare:
+            t = time.perf_counter()
+            parsed = wb.parsed(doc.id)
+            wb.retriever.retrieve(QUESTIONS["Governing Law"], [parsed], 5)
+            wb.retriever.search_segments(QUESTIONS["Governing Law"], parsed, 5)
+            print(f"indexed {pdf.name[:60]} in {time.perf_counter() - t:.1f} s", flush=True)
+            continue
         g = gold.get(pdf.stem)
         if g is None:
             print(f"no gold row for {pdf.name}", file=sys.stderr)
@@ -115,6 +124,8 @@ def main() -> int:
                          "hit": hit(quotes, g[cat]) if g[cat] else None, "verified": quotes,
                          "confidence": run.answer.grounding_confidence,
                          "answers_question": getattr(run.answer, "answers_question", None), "ask_s": round(dt, 3)})
+    if a.prepare:
+        return 0
     pos = [r for r in rows if r["has_gold"]]
     neg = [r for r in rows if not r["has_gold"]]
     per_cat = {c: {"found": sum(r["hit"] for r in pos if r["category"] == c),
