@@ -107,3 +107,23 @@ def test_draft_labels_do_not_calibrate_the_question_verifier(checked):
     rid = wb.reviewed(run.run_id).answer.sentences[0].citations[0]
     wb.review(run.run_id, rid, "unsupported", "ann")
     assert wb.calibration_data() == []  # a claim score is not a question verifier's score
+
+
+def test_cli_check_draft_stores_prints_and_writes_the_checked_draft(data_dir, make_pdf, tmp_path, capsys):
+    from workbench import cli
+
+    pdf = make_pdf(PAGES, name="rules.pdf")
+    draft = tmp_path / "memo.md"
+    draft.write_text(DRAFT)
+    assert cli.main(["check-draft", str(draft), str(pdf), "--json", "--out", str(tmp_path / "memo.html")]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["title"] == "memo.md" and [s["supported"] for s in row["sentences"]] == [True, False, False]
+    assert row["badge"] == "red" and row["sentences"][0]["citations"][0]["page"] == 1
+    assert "<q>" in (tmp_path / "memo.html").read_text()
+    # the stored checked draft is a run the other commands read
+    assert cli.main(["review", row["run_id"], "SENT-2", "--label", "supported", "--reviewer", "ann"]) == 0
+    capsys.readouterr()
+    assert cli.main(["check-draft", str(draft), row["documents"][0]["document_id"]]) == 0
+    out = capsys.readouterr().out
+    assert "UNSUPPORTED" in out and "33 % of sentences supported (red)" in out
+    assert cli.main(["check-draft", str(tmp_path / "missing.md"), str(pdf)]) == 2

@@ -207,6 +207,37 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check_draft(args: argparse.Namespace) -> int:
+    """Check a drafted answer (plain text or Markdown) sentence by sentence against PDFs, store it
+    as a checked draft (a run of kind draft, reviewable like any run) and print each sentence's
+    verdict; --out writes the checked draft as md, html or json."""
+    import re
+
+    from workbench.service import Workbench
+
+    draft_path = Path(args.draft)
+    if not draft_path.is_file():
+        raise UsageError(f"{args.draft}: no such file")
+    draft = draft_path.read_text(encoding="utf-8", errors="replace")
+    wb = Workbench(_settings())
+    doc_ids = [d if re.fullmatch(r"[0-9a-f]{64}", d) else wb.ingest(read_pdf_arg(d), password=args.password).id
+               for d in args.documents]
+    run = wb.check_draft(draft, doc_ids, title=args.title or draft_path.name, markdown=not args.plain)
+    rr = wb.reviewed(run.run_id)
+    if args.out:
+        fmt = args.format or Path(args.out).suffix.lstrip(".")
+        data, _, _ = wb.export_draft(run.run_id, fmt)
+        Path(args.out).write_bytes(data)
+    if args.json:
+        emit([json.loads(wb.export_draft(run.run_id, "json")[0])])
+        return 0
+    for n, s in enumerate(rr.answer.sentences, 1):
+        mark = "SUPPORTED  " if s.supported else "UNSUPPORTED"
+        print(f"{n:>3}. {mark} {s.score or 0:.2f}  {s.text}\n     {s.reason}")
+    print(f"run {run.run_id}: {round(rr.answer.support_ratio * 100)} % of sentences supported ({rr.badge})")
+    return 0
+
+
 def _cmd_runs(args: argparse.Namespace) -> int:
     """Stored runs, newest first."""
     from workbench.service import Workbench
@@ -580,6 +611,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--note", default="")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_review)
+
+    s = sub.add_parser("check-draft", help="check a drafted answer sentence by sentence and store it (seed 004)")
+    s.add_argument("draft", metavar="DRAFT", help="a plain-text or Markdown file")
+    s.add_argument("documents", metavar="PDF_OR_ID", nargs="+", help="PDF files (ingested) or document ids")
+    s.add_argument("--title", help="a name for the checked draft (default: the file name)")
+    s.add_argument("--plain", action="store_true", help="read the draft as plain text, not Markdown")
+    s.add_argument("--out", help="write the checked draft there (md, html or json, by --format or the suffix)")
+    s.add_argument("--format", choices=["md", "html", "json"])
+    s.add_argument("--password")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_check_draft)
 
     s = sub.add_parser("add-evidence", help="add evidence the run missed (human-Supported, append-only)")
     s.add_argument("run", metavar="RUN")
