@@ -48,6 +48,18 @@ def test_only_the_pdf_layer_and_the_annotated_pdf_export_use_pymupdf():
     assert {u for u in users if not u.startswith("workbench/pdf/")} <= {"workbench/export/annotated_pdf.py"}, users
 
 
+# Leaf modules any layer may use: the embedding model (text -> vectors; it imports only config and
+# errors) is shared by the index and by the judges, never the index's storage or retrieval.
+SHARED_LEAVES = ("workbench.index.embed",)
+
+
+def test_the_shared_leaves_stay_leaves():
+    for leaf in SHARED_LEAVES:
+        path = ROOT / (leaf.replace(".", "/") + ".py")
+        deps = {m for m in imports(path) if m.startswith("workbench.")}
+        assert all(m.startswith(("workbench.config", "workbench.errors")) for m in deps), (leaf, sorted(deps))
+
+
 @pytest.mark.parametrize(("package", "below"), [
     ("workbench/index", ("workbench.backends", "workbench.pipeline", "workbench.service", "workbench.ui")),
     ("workbench/backends", ("workbench.pipeline", "workbench.service", "workbench.ui", "workbench.index")),
@@ -55,6 +67,6 @@ def test_only_the_pdf_layer_and_the_annotated_pdf_export_use_pymupdf():
                        "workbench.ui")),
 ])
 def test_imports_point_down(package, below):
-    wrong = {rel(p): sorted(m for m in imports(p) if m.startswith(below))
+    wrong = {rel(p): sorted(m for m in imports(p) if m.startswith(below) and not m.startswith(SHARED_LEAVES))
              for p in LIBRARY if rel(p).startswith(package + "/")}
     assert not {k: v for k, v in wrong.items() if v}
