@@ -305,3 +305,13 @@ def test_a_date_written_another_way_is_the_same_date(reseller):
     ], [doc_id])
     assert same.supported and "April" in same.reason, same.reason
     assert not other.supported and "May 8, 2014" in other.reason, other.reason
+
+
+def test_a_table_cell_or_heading_is_not_a_unit_but_an_all_caps_clause_is():
+    name_cells = "ERIKSSON,\nANNA MARIA\nG"  # FIPS 201-2's example-name table: reads out of order
+    assert engine.fit_unit(name_cells, 0, len(name_cells), set(), 10, 40) is None
+    assert engine.fit_unit("14. MISCELLANEOUS", 0, 17, set(), 10, 40) is None
+    disclaimer = "THE PRODUCTS ARE PROVIDED AS IS WITHOUT WARRANTY OF ANY KIND."
+    assert engine.fit_unit(disclaimer, 0, len(disclaimer), set(), 10, 40) == (0, len(disclaimer), False)
+    clause = "Either party may terminate on notice."
+    assert engine.fit_unit(clause, 0, len(clause), set(), 10, 40) == (0, len(clause), False)

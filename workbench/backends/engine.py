@@ -150,6 +150,16 @@ def _wc(text: str, s: int, e: int) -> int:
     return len(text[s:e].split())
 
 
+_LOWER_WORD = re.compile(r"\b[a-z][a-z'-]+\b")
+
+
+def _states_something(unit: str) -> bool:
+    """Prose, not a table cell or a heading: a short unit needs two lower-case words ("ERIKSSON,
+    ANNA MARIA G" from a form's example table states nothing); a long all-caps clause (a warranty
+    disclaimer) still counts."""
+    return len(unit.split()) >= 8 or len(_LOWER_WORD.findall(unit)) >= 2
+
+
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
              ) -> tuple[int, int, bool] | None:
     """The span of one sentence text[s0:e0] to quote: all of it when it has at most max_words
@@ -158,7 +168,7 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
     s0, e0 = _clean(text, s0, e0)
     n = _wc(text, s0, e0)
     if n <= max_words:
-        return (s0, e0, False) if n >= 4 else None
+        return (s0, e0, False) if n >= 4 and _states_something(text[s0:e0]) else None
     bounds = sorted({s0, e0, *clause_bounds(text, s0, e0)})
     best: tuple[tuple, tuple[int, int]] | None = None
     for i in range(len(bounds) - 1):
