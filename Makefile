@@ -9,7 +9,7 @@ PORT ?= 8501
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test setup chromium lint bench screenshots lock clean train
+.PHONY: run test setup chromium lint screenshots lock clean train
 
 setup: $(STAMP)
 
@@ -39,9 +39,6 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-
-bench: $(STAMP)
-	$(PY) -m bench.run_all
 
 screenshots: $(STAMP) chromium
 	$(PY) scripts/screenshots.py
