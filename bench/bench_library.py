@@ -4,12 +4,11 @@ index (llama-index vector store over FAISS) against the former numpy path.
     nice -n 10 .venv/bin/python -m bench.bench_library build   [--words 2500] [--docs 410]
     nice -n 10 .venv/bin/python -m bench.bench_library latency [--repeat 30]
     nice -n 10 .venv/bin/python -m bench.bench_library nist    [--repeat 30]   (NIST SP 800-171 alone)
-    nice -n 10 .venv/bin/python -m bench.bench_library workers --workers 1 [--docs 40]   (needs Redis)
 
 The library: ../shared/corpus/cuad-train/txt rendered to PDF with PyMuPDF (the first --words words
 of each contract, to bound the embedding on a shared 2-core machine), the 31 CUAD PDFs in full,
 and NIST SP 800-171. Data lives in bench/out/library/ (kept between runs: `latency` reuses
-`build`'s index). Prints one JSON object per line."""
+`build`'s index). Prints one JSON object per line. Queue workers: bench_contracts.py."""
 
 from __future__ import annotations
 
@@ -20,19 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.bench_contracts import QUESTIONS as CONTRACT_QUESTIONS
+from bench.bench_contracts import settings
 from bench.common import ROOT, peak_rss_mb, render_text_pdf, require_corpus
 
 OUT = ROOT / "bench" / "out" / "library"
-QUESTIONS = [
-    "Which state's law governs the agreement?",
-    "Can either party terminate the agreement for convenience?",
-    "Is there a non-compete or exclusivity obligation?",
-    "What is the cap on liability?",
-    "How long does the agreement last and does it renew automatically?",
-    "Who owns the intellectual property developed under the agreement?",
-    "Is assignment of the agreement to a third party allowed?",
-    "What are the audit rights of the parties?",
-]
+QUESTIONS = CONTRACT_QUESTIONS[:8]  # the same questions as bench_contracts (its first 8)
 
 
 def emit(**kw) -> None:
@@ -55,12 +47,6 @@ def library_pdfs(words: int, limit: int) -> list[Path]:
             render_text_pdf(" ".join(body[:words]), pdf)
         out.append(pdf)
     return out[:limit]
-
-
-def settings(data: Path):
-    from workbench.config import Settings
-
-    return Settings(data_dir=data, index_on_ingest=False)
 
 
 def cmd_build(args) -> None:
@@ -176,22 +162,17 @@ def cmd_nist(args) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("phase", choices=["build", "latency", "nist", "workers"])
+    ap.add_argument("phase", choices=["build", "latency", "nist"])
     ap.add_argument("--words", type=int, default=2500)
     ap.add_argument("--docs", type=int, default=411)
     ap.add_argument("--repeat", type=int, default=30)
-    ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args(argv)
     if args.phase == "build":
         cmd_build(args)
     elif args.phase == "latency":
         cmd_latency(args)
-    elif args.phase == "nist":
-        cmd_nist(args)
     else:
-        from bench.bench_jobs import cmd_workers
-
-        cmd_workers(args, library_pdfs(args.words, args.docs), emit)
+        cmd_nist(args)
 
 
 if __name__ == "__main__":
