@@ -7,6 +7,7 @@ import uuid
 from collections import Counter
 from typing import Any
 
+from workbench.backends.base import Backend
 from workbench.config import Settings
 from workbench.errors import BackendError, WorkbenchError
 from workbench.models import (
@@ -52,7 +53,7 @@ def _failure(run: Run, stage: Stage, exc: Exception) -> None:
                                      raw=getattr(exc, "raw", None)))
 
 
-def _extract(question: str, chunks: list, context: DocsContext, backend, run: Run, clock: StageClock) -> list:
+def _extract(question: str, chunks: list, context: DocsContext, backend: Backend, run: Run, clock: StageClock) -> list:
     """Extract in the groups the backend asks for (an LLM sizes them to its context), with a
     progress event after each; a failed group is recorded and the others still count."""
     batches = backend.extract_batches(question, chunks) if hasattr(backend, "extract_batches") else [chunks]
@@ -73,7 +74,7 @@ def _extract(question: str, chunks: list, context: DocsContext, backend, run: Ru
 VERIFY_BATCH = 24  # evidence items per backend.verify call, with a progress event after each
 
 
-def _verify(question: str, evidence: list[Evidence], docs: dict[str, ParsedDoc], backend, run: Run,
+def _verify(question: str, evidence: list[Evidence], docs: dict[str, ParsedDoc], backend: Backend, run: Run,
             clock: StageClock | None = None) -> list[Verification]:
     """One verdict per anchored evidence item, in evidence order. The pipeline re-checks each
     span's hash first, and a backend cannot verify what it was not asked about. Items go to
@@ -153,7 +154,7 @@ def _vocabulary(docs: dict[str, ParsedDoc]) -> frozenset[str]:
                                for d in docs.values()))
 
 
-def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend, run: Run) -> Draft:
+def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend: Backend, run: Run) -> Draft:
     try:
         return backend.compose(question, verified, feedback)
     except BackendError as exc:
@@ -163,7 +164,7 @@ def _compose(question: str, verified: list[Evidence], feedback: list[str] | None
         return compose_from_quotes(verified)
 
 
-def _review(draft: Draft, verified: list[Evidence], known: set[str], backend, run: Run) -> Review:
+def _review(draft: Draft, verified: list[Evidence], known: set[str], backend: Backend, run: Run) -> Review:
     try:
         return review(draft, verified, known, backend, run.question)
     except BackendError as exc:  # the support check failed: every sentence stays unverified
@@ -181,7 +182,7 @@ class _NoSupport:
         return [SentenceSupport(text=s, citations=cited_ids(s), supported=False, reason=self.reason) for s in sentences]
 
 
-def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend, ids: IdAssigner, settings: Settings,
+def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Backend, ids: IdAssigner, settings: Settings,
                  on_event: OnEvent = None, source_type: str | None = None, question_index: int = 0,
                  question_total: int = 1, run_id: str | None = None) -> Run:
     """Answer one question over parsed documents. Never raises for a failing backend stage:
