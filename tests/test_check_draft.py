@@ -123,6 +123,9 @@ def test_cli_check_draft_stores_prints_and_writes_the_checked_draft(data_dir, ma
     # the stored checked draft is a run the other commands read
     assert cli.main(["review", row["run_id"], "SENT-2", "--label", "supported", "--reviewer", "ann"]) == 0
     capsys.readouterr()
+    assert cli.main(["show", row["run_id"], "--json"]) == 0
+    after = json.loads(capsys.readouterr().out)["after_review"]
+    assert [s["supported"] for s in after["sentence_support"]] == [True, True, False]
     assert cli.main(["check-draft", str(draft), row["documents"][0]["document_id"]]) == 0
     out = capsys.readouterr().out
     assert "UNSUPPORTED" in out and "33 % of sentences supported (red)" in out
