@@ -2,7 +2,7 @@
 
 Starts the app (the same entry as `make run`) on a free 127.0.0.1 port with a fresh workspace,
 loads the sample document, asks a question, opens the answer, clicks a citation chip, labels
-the evidence, and photographs each page on the way.
+the evidence, checks a short draft, and photographs each page on the way.
 
     .venv/bin/python scripts/screenshots.py [--out docs/img] [--question "..."]
 """
@@ -21,6 +21,9 @@ sys.path.insert(0, str(ROOT))
 from workbench.ui.devserver import CHROMIUM_ARGS, AppServer  # noqa: E402
 
 QUESTION = "What is required for multifactor authentication?"
+DRAFT = ("Multifactor authentication is required for local and network access to privileged accounts.\n"
+         "Audit records are retained for exactly seven years.\n"
+         "Organizations must limit system access to authorized users.")
 
 
 def settle(page, ms: int = 800) -> None:
@@ -74,6 +77,13 @@ def main() -> None:
             page.get_by_role("link", name="Review").first.click()
             settle(page, 2500)
         shot(page, args.out, "review")
+
+        page.get_by_role("link", name="Check a draft").first.click()
+        page.get_by_role("textbox", name="Draft").fill(DRAFT)
+        page.get_by_role("button", name="Check the draft").click()
+        page.get_by_text(re.compile(r"% of sentences supported")).first.wait_for(timeout=300_000)
+        settle(page, 1500)
+        shot(page, args.out, "check")
 
         page.get_by_role("link", name="Dashboard").first.click()
         settle(page, 1000)
