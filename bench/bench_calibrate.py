@@ -10,11 +10,12 @@ cross-validation on those labels says it helps) is fitted there, and Cohen's kap
 accuracy of the verifier's verdicts (before) and of the calibrated verdicts (after) are measured
 on the held-out half. Then the halves swap. Checks are cached in bench/out/calibrate-rows.json.
 
-This measures the calibration *function* on the claim verifier's scores. The product calibrates
-the question verifier (`workbench calibrate` on reviewed runs); bench_calibrate_product.py
-measures that command end to end. Caveat: "after" here is `score >= threshold`, which also flips
-claims the fact gate rejected (their score is capped just under 0.5) once the threshold falls
-below it.
+This measures the calibration *function* on the claim checker's cached scores. The product fits
+it with `workbench calibrate --claims` on checked drafts' sentence labels and passes the threshold
+into the claim checker, where the fact check still runs; "after" here is `score >= threshold`,
+which also flips claims the fact check rejected (their score is capped just under 0.5) once the
+threshold falls below it. bench_calibrate_product.py measures `workbench calibrate` (the question
+verifier) end to end.
 
     .venv/bin/python bench/bench_calibrate.py [--docs 24]
 """

@@ -113,6 +113,18 @@ if b[0].button("Calibrate on human labels", icon=":material/model_training:", ke
 if cal is not None and b[1].button("Revert", icon=":material/undo:", key="calibrate_revert"):
     wb.revert_calibration()
     st.rerun()
+ccal = wb.calibration("claims")
+st.caption("The claim checker (Check a draft, `workbench verify`) learns the same way from checked drafts' sentence "
+           "labels; the fact check still rejects a changed number, date or name whatever the threshold. "
+           + (f"In force: **{safe.text(ccal.id)}**, threshold {ccal.threshold:.2f}." if ccal
+              else "In force: none (the claim checker as shipped)."))
+c = st.columns([1, 1, 3])
+if c[0].button("Calibrate the claim checker", icon=":material/fact_check:", key="calibrate_claims"):
+    st.session_state["calibration_flash"] = wb.calibrate(target="claims")
+    st.rerun()
+if ccal is not None and c[1].button("Revert", icon=":material/undo:", key="calibrate_claims_revert"):
+    wb.revert_calibration("claims")
+    st.rerun()
 flash = st.session_state.pop("calibration_flash", None)
 if flash is not None:
     def f(x: float | None) -> str:

@@ -130,3 +130,49 @@ def test_cli_check_draft_stores_prints_and_writes_the_checked_draft(data_dir, ma
     out = capsys.readouterr().out
     assert "UNSUPPORTED" in out and "33 % of sentences supported (red)" in out
     assert cli.main(["check-draft", str(tmp_path / "missing.md"), str(pdf)]) == 2
+
+
+def _labelled_drafts(wb, n_runs=6, per_run=6, cut=0.85):
+    """Checked drafts whose reviewers supported only sentences the checker scored ≥ `cut`."""
+    import random
+
+    from workbench.models import Answer, Run, SentenceSupport
+
+    rnd = random.Random(3)
+    for r in range(n_runs):
+        scores = [round(rnd.uniform(0.5, 1.0), 3) for _ in range(per_run)]
+        sentences = [SentenceSupport(text=f"Claim {r}-{i}.", supported=True, score=s, reason=f"Supported (p={s:.2f})")
+                     for i, s in enumerate(scores)]
+        wb.store.save_run(Run(run_id=f"draft-{r}", question="memo", kind="draft", draft="...", document_ids=[],
+                              answer=Answer(sentences=sentences)))
+        for i, s in enumerate(scores, 1):
+            wb.review(f"draft-{r}", f"SENT-{i}", "supported" if s >= cut else "unsupported", "ann")
+
+
+def test_draft_labels_calibrate_the_claim_checker_and_revert(data_dir, make_pdf, capsys):
+    from workbench import cli
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    wb = Workbench(get_settings())
+    doc = wb.ingest(make_pdf(PAGES, name="rules.pdf"), source_type="statute")
+    claims = ["The operator keeps records.", "Each employee must be trained before work starts.",
+              "The operator must report every incident within 72 hours of discovery."]
+    assert [c.supported for c in wb.check_claims(claims, [doc.id])] == [True, True, False]
+    _labelled_drafts(wb)
+    assert len(wb.claim_calibration_data()) == 36 and wb.calibration_data() == []
+    assert cli.main(["calibrate", "--claims", "--json"]) == 0
+    cal = json.loads(capsys.readouterr().out)
+    assert cal["target"] == "claims" and cal["applied"] and 0.8 < cal["threshold"] < 0.9
+    assert cal["kappa_after"] > cal["kappa_before"]
+    assert wb.calibration() is None and wb.calibration("claims").id == cal["id"]  # the question verifier untouched
+    # stricter now: a claim scored ~0.80 is no longer supported; ~0.92 still is; the fact check still rejects
+    checks = wb.check_claims(claims, [doc.id])
+    assert [c.supported for c in checks] == [False, True, False]
+    assert "72" in checks[2].reason
+    run = wb.check_draft("\n".join(claims), [doc.id])
+    assert run.settings["calibration"]["id"] == cal["id"]
+    assert cli.main(["calibrate", "--claims", "--revert"]) == 0
+    assert "claim checker as shipped" in capsys.readouterr().out
+    assert [c.supported for c in wb.check_claims(claims, [doc.id])] == [True, True, False]
+    assert cli.main(["calibrate", "--claims", "--revert"]) == 2

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -32,6 +33,9 @@ class Calibration(BaseModel):
     """One fit and what it was measured to do. `applied`: in force for new runs."""
 
     id: str
+    # what it calibrates: "verify", the question verifier (evidence items of runs), or "claims",
+    # the claim checker of `workbench verify` and Check a draft (checked drafts' sentence labels)
+    target: Literal["verify", "claims"] = "verify"
     threshold: float | None = None  # verified when score >= threshold (None: nothing fitted)
     fitted_at: datetime = Field(default_factory=utcnow)
     labels: int = 0  # human-labelled items used
@@ -111,10 +115,10 @@ def cross_validate(scores: Sequence[float], verifier: Sequence[bool], labels: Se
 
 
 def calibrate(scores: Sequence[float], verifier: Sequence[bool], labels: Sequence[bool], groups: Sequence[str],
-              *, cal_id: str, k: int = 5) -> Calibration:
+              *, cal_id: str, k: int = 5, target: Literal["verify", "claims"] = "verify") -> Calibration:
     """Fit on every label, measure by cross-validation, decide whether to apply."""
     n, pos = len(labels), sum(labels)
-    cal = Calibration(id=cal_id, labels=n, positives=pos)
+    cal = Calibration(id=cal_id, labels=n, positives=pos, target=target)
     if n < MIN_LABELS or pos < MIN_PER_CLASS or n - pos < MIN_PER_CLASS:
         cal.reason = (f"too few labels to calibrate: {n} labelled items ({pos} supported, {n - pos} unsupported); "
                       f"need {MIN_LABELS}+ with {MIN_PER_CLASS}+ of each")

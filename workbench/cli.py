@@ -373,16 +373,18 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from workbench.service import Workbench
 
     wb = Workbench(_settings())
+    target = "claims" if args.claims else "verify"
     if args.revert:
-        cal = wb.revert_calibration()
-        row = {"reverted": True, "in_force": cal.model_dump(mode="json") if cal else None}
+        cal = wb.revert_calibration(target)
+        row = {"reverted": True, "target": target, "in_force": cal.model_dump(mode="json") if cal else None}
         if args.json:
             emit([row])
         else:
+            shipped = "the claim checker as shipped" if args.claims else "the verifier as shipped"
             print("calibration reverted; in force now: " + (f"{cal.id} (threshold {cal.threshold})" if cal
-                                                            else "none (the verifier as shipped)"))
+                                                            else f"none ({shipped})"))
         return 0
-    cal = wb.calibrate()
+    cal = wb.calibrate(target=target)
     if args.json:
         emit([cal.model_dump(mode="json")])
         return 0
@@ -637,6 +639,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("calibrate", help="refit the verifier on reviewers' labels (cross-validated), or revert")
     s.add_argument("--revert", action="store_true", help="put back the calibration before the one in force")
+    s.add_argument("--claims", action="store_true",
+                   help="the claim checker (verify, Check a draft) on checked drafts' sentence labels, "
+                        "instead of the question verifier on reviewed runs")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_calibrate)
 

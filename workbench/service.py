@@ -252,8 +252,9 @@ class Workbench:
         if not document_ids:
             raise WorkbenchError("No documents selected: ingest or select at least one PDF to check claims against.")
         docs = [self.parsed(i) for i in dict.fromkeys(document_ids)]
+        cal = self.calibration("claims")  # the claim checker as the reviewers taught it
         checks = check_claims(claims, docs, retriever=self.retriever, settings=self.settings,
-                              embed=self.retriever.embed_texts)
+                              embed=self.retriever.embed_texts, threshold=cal.threshold if cal else None)
         if engine is None:  # rules: the claims judge above is the verdict
             return checks
         out: list[ClaimCheck] = []
@@ -289,12 +290,13 @@ class Workbench:
             raise WorkbenchError("No documents selected: pick the documents the draft should be checked against.")
         checks = self.check_claims(sentences, document_ids, backend=backend)
         docs = {i: self.document(i) for i in dict.fromkeys(document_ids)}
-        cal = self.calibration()
+        cal = self.calibration("claims")
         run = draft_run(run_id=new_run_id(), title=" ".join((title or "").split()) or f"Draft: {sentences[0][:60]}",
                         draft=draft, sentences=sentences, checks=checks, documents=docs,
                         assign_ids=self.store.assign_evidence_ids, backend=backend,
                         settings={"draft_format": "markdown" if markdown else "text", "sentences": len(sentences),
-                                  "calibration": None if cal is None else {"id": cal.id, "threshold": cal.threshold}})
+                                  "calibration": None if cal is None else {"id": cal.id, "threshold": cal.threshold,
+                                                                           "target": cal.target}})
         self.store.save_run(run)
         return run
 
@@ -658,14 +660,22 @@ class Workbench:
         tmp.write_text(json.dumps(state, indent=2, default=str), encoding="utf-8")
         os.replace(tmp, p)
 
-    def calibration(self):
-        """The calibration in force for new runs (workbench.calibration.Calibration), or None."""
+    @staticmethod
+    def _stack(target: str) -> str:
+        if target not in ("verify", "claims"):
+            raise WorkbenchError(f"unknown calibration target {target!r}: use verify or claims")
+        return "in_force" if target == "verify" else "claims_in_force"
+
+    def calibration(self, target: str = "verify"):
+        """The calibration in force for new runs (workbench.calibration.Calibration), or None.
+        target "verify": the question verifier's; "claims": the claim checker's (verify, drafts)."""
         from workbench.calibration import Calibration
 
         state = self._calibration_state()
-        if not state["in_force"]:
+        stack = state.get(self._stack(target)) or []
+        if not stack:
             return None
-        return Calibration.model_validate(next(c for c in state["history"] if c["id"] == state["in_force"][-1]))
+        return Calibration.model_validate(next(c for c in state["history"] if c["id"] == stack[-1]))
 
     def calibration_history(self) -> list:
         from workbench.calibration import Calibration
@@ -703,32 +713,62 @@ class Workbench:
                              "human": s.human_label == "supported"})
         return rows
 
-    def calibrate(self, *, apply: bool = True):
-        """Refit the verifier's decision threshold on the workspace's human labels, measured by
-        grouped cross-validation (workbench.calibration); put it in force for new runs only when
-        it agrees with the humans better than the verifier does. Returns the Calibration."""
+    def claim_calibration_data(self) -> list[dict]:
+        """Checked drafts' sentence labels as calibration rows for the claim checker: the check's
+        score and verdict, the reviewer's label (the latest since any reset), the draft. Sentences
+        the fact check or a missing passage rejected are left out: no threshold re-decides them."""
+        from workbench.review import SENTENCE_PREFIX
+
+        rows: list[dict] = []
+        for stored in self.store.list_runs():
+            if stored.kind != "draft":
+                continue
+            labels: dict[int, str] = {}
+            for ev in self.store.history(stored.run_id):
+                n = ev.requirement_id[len(SENTENCE_PREFIX):] if ev.requirement_id.startswith(SENTENCE_PREFIX) else ""
+                if n.isdigit() and 1 <= int(n) <= len(stored.answer.sentences):
+                    if ev.label == "reset":
+                        labels.pop(int(n), None)
+                    else:
+                        labels[int(n)] = ev.label
+            for n, label in labels.items():
+                s = stored.answer.sentences[n - 1]
+                if s.score is None or s.reason.startswith("Not supported: "):
+                    continue
+                rows.append({"run_id": stored.run_id, "sentence": n, "score": s.score, "verifier": s.supported,
+                             "human": label == "supported"})
+        return rows
+
+    def calibrate(self, *, apply: bool = True, target: str = "verify"):
+        """Refit the decision threshold on the workspace's human labels, measured by grouped
+        cross-validation (workbench.calibration); put it in force for new runs only when it agrees
+        with the humans better than the shipped decision does. target "verify": the question
+        verifier, on reviewed items of runs; "claims": the claim checker of `workbench verify` and
+        Check a draft, on checked drafts' sentence labels. Returns the Calibration."""
         from workbench.calibration import calibrate
 
-        rows = self.calibration_data()
+        stack = self._stack(target)
+        rows = self.calibration_data() if target == "verify" else self.claim_calibration_data()
         state = self._calibration_state()
         cal = calibrate([r["score"] for r in rows], [r["verifier"] for r in rows], [r["human"] for r in rows],
-                        [r["run_id"] for r in rows], cal_id=f"cal-{len(state['history']) + 1}")
+                        [r["run_id"] for r in rows], cal_id=f"cal-{len(state['history']) + 1}", target=target)
         cal.applied = cal.applied and apply
         state["history"].append(cal.model_dump(mode="json"))
         if cal.applied:
-            state["in_force"].append(cal.id)  # a stack: revert pops back to the one before
+            state.setdefault(stack, []).append(cal.id)  # a stack: revert pops back to the one before
         self._save_calibration_state(state)
         return cal
 
-    def revert_calibration(self):
-        """Put back the calibration in force before the current one (none: the verifier as shipped).
-        Returns the one now in force, or None."""
+    def revert_calibration(self, target: str = "verify"):
+        """Put back the calibration in force before the current one (none: as shipped) for
+        `target`. Returns the one now in force, or None."""
         state = self._calibration_state()
-        if not state["in_force"]:
-            raise WorkbenchError("no calibration is in force: nothing to revert")
-        state["in_force"].pop()
+        stack = self._stack(target)
+        if not state.get(stack):
+            raise WorkbenchError(f"no {'claim ' if target == 'claims' else ''}calibration is in force: nothing to revert")
+        state[stack].pop()
         self._save_calibration_state(state)
-        return self.calibration()
+        return self.calibration(target)
 
     # --- export --------------------------------------------------------------------------
     def export(self, run_ids: list[str] | None, fmt: str, *, force: bool = False, reason: str | None = None,

@@ -54,3 +54,18 @@ def test_a_checked_draft_reads_on_the_answer_page_with_its_chips(workspace):
     (chips,) = component_data(at, "answer_text")
     assert [s["supported"] for s in chips["sentences"]] == [True, False]
     assert "50 % of sentences supported" in texts(at)
+
+
+def test_the_dashboard_calibrates_the_claim_checker_on_draft_labels_and_reverts(workspace):
+    from tests.test_check_draft import _labelled_drafts
+
+    wb, _, _ = workspace
+    _labelled_drafts(wb)
+    at = on_page(app(), "dashboard")
+    at.button(key="calibrate_claims").click().run()
+    assert not at.exception, at.exception
+    cal = wb.calibration("claims")
+    assert cal is not None and cal.target == "claims" and wb.calibration() is None
+    assert any("applied to new runs" in s.value for s in at.success)
+    at.button(key="calibrate_claims_revert").click().run()
+    assert wb.calibration("claims") is None

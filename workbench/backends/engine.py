@@ -364,16 +364,17 @@ class ClaimVerdict:
 
 
 def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
-                where: Callable[[int], str] | None = None) -> ClaimVerdict:
-    """Supported when a span states the claim (support ≥ SUPPORTED) and states its facts alike.
-    The reason names the deciding passage and, for a fact, both versions of it."""
+                where: Callable[[int], str] | None = None, threshold: float = SUPPORTED) -> ClaimVerdict:
+    """Supported when a span states the claim (support ≥ threshold: SUPPORTED, or a calibration's
+    refit on reviewers' labels) and states its facts alike — the fact check applies whatever the
+    threshold. The reason names the deciding passage and, for a fact, both versions of it."""
     if not len(spans):
         return ClaimVerdict(False, 0.0, "Not supported: no passage in the documents relates to this claim.")
     order = list(np.argsort(-support, kind="stable"))
     conflict: tuple[int, str] | None = None
     for i in order[:5]:
         p = float(support[i])
-        if p < SUPPORTED:
+        if p < threshold:
             break
         ok, why = facts_check(claim, spans[i])
         if ok:
@@ -382,7 +383,7 @@ def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
         conflict = conflict or (i, why)
     if conflict:
         i, why = conflict
-        p = min(float(support[i]), SUPPORTED - 0.01)
+        p = min(float(support[i]), threshold - 0.01)
         return ClaimVerdict(False, round(p, 4), f"Not supported: {why} ({_where(i, where)}): \"{_short(spans[i])}\"", i)
     i = order[0]
     p = float(support[i])

@@ -27,7 +27,8 @@ class SegmentRetriever(Protocol):
 
 
 def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetriever, min_words: int = 10,
-                max_words: int = 40, top_k: int = CANDIDATES) -> tuple[engine.ClaimVerdict, list[tuple[ParsedDoc, engine.Unit]]]:
+                max_words: int = 40, top_k: int = CANDIDATES, threshold: float = engine.SUPPORTED,
+                ) -> tuple[engine.ClaimVerdict, list[tuple[ParsedDoc, engine.Unit]]]:
     """The verdict on one claim and its best units as (document, unit), best first."""
     context = DocsContext(list(docs), retriever)
     units = engine.units_for(claim, context, {}, min_words=min_words, max_words=max_words, search_k=top_k)
@@ -37,7 +38,7 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
     def where(i: int) -> str:
         return f"page {by_id[units[i].document_id].span(units[i].start, units[i].end).page}"
 
-    verdict = engine.judge_claim(claim, [u.text for u in units], sup, where)
+    verdict = engine.judge_claim(claim, [u.text for u in units], sup, where, threshold=threshold)
     order = sorted(range(len(units)), key=lambda i: -sup[i])
     if verdict.best is not None:  # the deciding passage first
         order.remove(verdict.best)
@@ -47,10 +48,13 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
 
 
 def check_claims(claims: list[str], docs: Sequence[ParsedDoc], *, retriever: SegmentRetriever,
-                 settings: Settings | None = None, embed: EmbedFn | None = None) -> list[ClaimCheck]:
+                 settings: Settings | None = None, embed: EmbedFn | None = None,
+                 threshold: float | None = None) -> list[ClaimCheck]:
     """One ClaimCheck per claim, in order: supported or not, score in [0, 1], a reason naming
     what decided it, and up to five evidence spans (best first) with their boxes. `embed` is
-    accepted for callers that pass the index's embedder; the judge brings its own model."""
+    accepted for callers that pass the index's embedder; the judge brings its own model.
+    `threshold`: the support score from which a claim is supported (None: the shipped one; a
+    claim calibration refit on reviewers' labels passes its own)."""
     settings = settings if settings is not None else defaults()
     lo, hi = settings.quote_min_words, settings.quote_max_words
     out: list[ClaimCheck] = []
@@ -59,7 +63,8 @@ def check_claims(claims: list[str], docs: Sequence[ParsedDoc], *, retriever: Seg
         if not text:
             out.append(ClaimCheck(claim=claim, supported=False, score=0.0, reason="Empty claim: nothing to check."))
             continue
-        verdict, top = check_claim(text, docs, retriever=retriever, min_words=lo, max_words=hi)
+        verdict, top = check_claim(text, docs, retriever=retriever, min_words=lo, max_words=hi,
+                                   threshold=engine.SUPPORTED if threshold is None else threshold)
         evidence = [doc.span(u.start, u.end) for doc, u in top]
         out.append(ClaimCheck(claim=claim, supported=verdict.supported, score=verdict.score,
                               reason=verdict.reason, evidence=evidence))
