@@ -13,11 +13,26 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from workbench import __version__
 from workbench.errors import ExportBlockedError, ReviewerRequiredError, WorkbenchError
 
 
 class UsageError(WorkbenchError):
     pass
+
+
+EXAMPLES = """examples:
+  workbench ingest policy.pdf --source-type policy
+  workbench ask policy.pdf --question "How often must audit logs be reviewed?"
+  workbench ask policy.pdf --questions checklist.txt --out answers.json
+  workbench verify policy.pdf --claim "Audit logs are kept for a year." --claim "MFA is required."
+  workbench locate policy.pdf --quotes quotes.txt --json
+  workbench runs --json
+  workbench show RUN_ID
+  workbench review RUN_ID REQ-P003 --label unsupported --reviewer dana --note "about storage"
+  workbench export RUN_ID --format bibtex --out refs.bib
+
+--json prints one JSON object per line. Exit status: 0 done, 2 bad input or not found."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -137,12 +152,14 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     runs = wb.ask(questions, doc_ids, backend=args.backend or wb.settings.backend, source_type=args.source_type,
                   on_event=progress if sys.stderr.isatty() else None)
     trails = [r.audit_trail() for r in runs]
-    payload: Any = trails[0] if args.question is not None else trails
-    text = json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n"
     if out is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        if args.json:  # one audit trail (seed 000's JSON) per line
+            emit(trails)
+        else:
+            _print_answers(wb, runs)
     else:
+        payload: Any = trails[0] if args.question is not None else trails
+        text = json.dumps(payload, ensure_ascii=False, indent=2, default=str) + "\n"
         tmp = out.with_name(out.name + ".tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(out)
@@ -180,14 +197,47 @@ def _stored_id(wb, path: Path) -> str | None:
     return doc_id
 
 
+def _print_answers(wb, runs) -> None:
+    """Each run in plain language: the answer with its confidence, then the evidence it cites
+    (ID, printed page, quote), and how to get the full audit trail."""
+    for r in runs:
+        rr = wb.reviewed(r.run_id)
+        answer = rr.answer
+        print(f"Q: {r.question}")
+        if answer.result == "NO_AUTHORITATIVE_EVIDENCE" or not answer.final_answer:
+            print("No authoritative evidence: none of the documents holds a verified quote that answers this, "
+                  "so no claim is made.")
+            for m in answer.missing_evidence:
+                print(f"  missing: {m}")
+        else:
+            print(f"A: {answer.final_answer}")
+            print(f"Confidence: {answer.grounding_confidence} · {round(answer.support_ratio * 100)} % of sentences "
+                  f"supported · citation coverage {round(answer.citation_coverage * 100)} %")
+            cited = {c for s in answer.sentences for c in s.citations}
+            for st in rr.statuses:
+                ev = st.evidence
+                if ev.requirement_id in cited:
+                    quote = " ".join(ev.exact_quote.split())
+                    where = ev.span.cite if ev.span else "not located"
+                    print(f"  [{ev.requirement_id}] {where}: \u201c{quote[:160]}{'…' if len(quote) > 160 else ''}\u201d")
+        print(f"Run {r.run_id}: `workbench show {r.run_id} --json` prints the audit trail.")
+        print()
+    sys.stdout.flush()
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     """Ingest the PDF, check each claim (one per line) against it: per claim supported or not,
     score, reason and the best evidence spans with page, offsets, text and boxes."""
     from workbench.service import Workbench
 
-    claims = read_lines(args.claims)
+    claims = [" ".join(c.split()) for c in args.claim or [] if c.strip()]
+    if args.claims:
+        from_file = read_lines(args.claims)
+        if not from_file:
+            raise UsageError(f"{args.claims}: no claims in the file: write one claim per line")
+        claims += from_file
     if not claims:
-        raise UsageError(f"{args.claims}: no claims in the file: write one claim per line")
+        raise UsageError("no claim given: pass --claim TEXT (repeatable) or --claims FILE with one claim per line")
     path = read_pdf_arg(args.file)
     wb = Workbench(_settings())
     if args.queue:
@@ -552,7 +602,9 @@ EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotati
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="workbench", description="Auditable answers over PDFs: every sentence cites a verbatim, located quote.")
+    p = _Parser(prog="workbench", description="Auditable answers over PDFs: every sentence cites a verbatim, located quote.",
+                epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"workbench {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     s = sub.add_parser("ingest", help="open PDFs, report pages, text layer and warnings")
@@ -586,7 +638,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("verify", help="check claims against a PDF, sentence by sentence")
     s.add_argument("file", metavar="FILE")
-    s.add_argument("--claims", required=True, metavar="CLAIMS_FILE", help="one claim per line")
+    s.add_argument("--claim", action="append", metavar="TEXT", help="a claim to check (repeatable)")
+    s.add_argument("--claims", metavar="CLAIMS_FILE", help="one claim per line")
     s.add_argument("--backend", default=None)
     s.add_argument("--password")
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")

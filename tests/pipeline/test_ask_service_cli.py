@@ -50,9 +50,19 @@ def test_service_ask_refuses_empty_input(data_dir, policy_pdf):
         wb.ask([REMOTE_Q], [doc.id], source_type="memo")
 
 
-def test_cli_ask_question_prints_the_audit_trail_object(data_dir, policy_pdf, capsys):
+def test_cli_ask_prints_the_answer_in_plain_language_with_its_citations(data_dir, policy_pdf, capsys):
     assert main(["ask", str(policy_pdf), "--question", REMOTE_Q, "--source-type", "policy"]) == 0
-    trail = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert out.startswith(f"Q: {REMOTE_Q}\nA: ") and "Confidence: " in out and "workbench show " in out
+    assert "{" not in out  # no JSON dump
+    cited = ID_RE.findall(out.split("\n")[1])
+    assert cited and all(f"[{c}] p. " in out for c in set(cited))  # each cited item with its page and quote
+
+
+def test_cli_ask_json_prints_one_audit_trail_object_per_line(data_dir, policy_pdf, capsys):
+    assert main(["ask", str(policy_pdf), "--question", REMOTE_Q, "--source-type", "policy", "--json"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    trail = json.loads(line)
     assert trail["question"] == REMOTE_Q
     for key in ("grounding_confidence", "extracted_requirements", "verified_requirements", "rejected_requirements",
                 "final_answer", "requirement_references", "missing_evidence", "evidence_audit_trail"):
