@@ -315,3 +315,32 @@ def test_a_table_cell_or_heading_is_not_a_unit_but_an_all_caps_clause_is():
     assert engine.fit_unit(disclaimer, 0, len(disclaimer), set(), 10, 40) == (0, len(disclaimer), False)
     clause = "Either party may terminate on notice."
     assert engine.fit_unit(clause, 0, len(clause), set(), 10, 40) == (0, len(clause), False)
+
+
+# --- what is never evidence ------------------------------------------------------------------
+def test_bibliography_entries_are_not_candidate_evidence():
+    # entries of the WHO guideline's reference list (real text); a stand-in judge verified one
+    # of them as answering "Who should be treated for chronic hepatitis C?"
+    for entry in ("210. Neri S, Bertino G, Petralia A, Giancarlo C, Rizzotto A, Calvagno GS et al. A "
+                  "multidisciplinary therapeutic approach for reducing the risk of hepatocellular carcinoma.",
+                  "131. Bajis S, Dore GJ, Hajarizadeh B, Cunningham EB, Maher L, Grebely J. Interventions to "
+                  "enhance testing, linkage to care and treatment uptake for hepatitis C virus infection."):
+        assert engine.reference_entry(entry)
+    for stated in ("3.1.1 Limit system access to authorized users, processes acting on behalf of authorized "
+                      "users, and devices (including other systems).",
+                      "d. Neither party shall incur any liability to the other party on account of termination.",
+                      "We recommend treatment using pangenotypic DAA regimens for all adults, adolescents and "
+                      "children ages 3 years and above with chronic hepatitis C infection, regardless of stage of disease:"):
+        assert not engine.reference_entry(stated)
+        assert engine.reference_entry(stated, "REFERENCES")  # NIST SP 800-171's Appendix A outline entry
+        assert not engine.reference_entry(stated, "4.1 New recommendations: Treatment of adolescents")
+
+    class Context:  # one document whose only sentence sits under "References"
+        def sentences(self, doc_id, a, b):
+            return [(0, 120, "Sofosbuvir and daclatasvir were studied in adolescents and children with chronic "
+                             "hepatitis C infection in the trials of 2019.")]
+
+        def heading_at(self, doc_id, offset):
+            return "References"
+
+    assert engine.units_for("Who should be treated?", Context(), {"d": [(0, 120)]}) == []

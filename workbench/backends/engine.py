@@ -233,11 +233,26 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
         if doc is not None:
             spans += searched_ranges(query, doc, retriever, search_k)
         sents: dict[tuple[int, int], tuple[int, int, str]] = {}
+        heading_at = getattr(context, "heading_at", None)
         for a, b in spans:
             for t in context.sentences(doc_id, a, b):
-                sents.setdefault((t[0], t[1]), t)
+                if (t[0], t[1]) not in sents and not reference_entry(
+                        t[2], heading_at(doc_id, t[0]) if heading_at is not None else None):
+                    sents[(t[0], t[1])] = t
         out += candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
     return out
+
+
+_REFERENCES = re.compile(r"^\W*(?:appendix\s+\w+\W+|annex\s+\w+\W+|\d+(?:\.\d+)*\.?\s+)?"
+                         r"(?:references|bibliography|works cited|literature cited|cited literature)\W*$", re.I)
+# A numbered bibliography entry: "210. Neri S, Bertino G, Petralia A, …", "[12] Smith J, Jones AB."
+_BIB_ENTRY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s+(?:[A-Z][\w'\u2019-]+\s+[A-Z]{1,3}[,.;]\s+){2}")
+
+
+def reference_entry(text: str, heading: str | None = None) -> bool:
+    """Whether a sentence is a bibliography entry (it names a source, it states nothing the
+    document asserts): under a References / Bibliography section, or numbered "Author AB, Author C, …"."""
+    return bool(heading and _REFERENCES.match(" ".join(heading.split()))) or bool(_BIB_ENTRY.match(text))
 
 
 # --- gates ------------------------------------------------------------------------------------
