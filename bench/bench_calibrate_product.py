@@ -19,6 +19,13 @@ Through the product, end to end:
 
     .venv/bin/python bench/bench_calibrate_product.py [--docs 8]
 
+`--claims`: the same for the claim checker, `workbench calibrate --claims`. Each NDA's 17
+hypotheses are one checked draft (`Workbench.check_draft`, one sentence per line); a simulated
+reviewer labels each sentence with the gold verdict (Entailment = supported); the calibration is
+fitted on one half's labels; held out, the other half's drafts are checked again under it (the
+fact check still runs) and compared with their first check. Drafts are kept in
+bench/out/calibrate-claims/.
+
 The asked runs are kept in bench/out/calibrate-product/ (run ids are (NDA, hypothesis)), so a
 second invocation only labels and calibrates."""
 
@@ -100,17 +107,91 @@ def gold_labels(wb, docs: list[dict], keys: list[str]) -> dict[str, dict[str, bo
     return out
 
 
+def claims_main(docs: list[dict], keys: list[str], hyps: dict[str, str]) -> None:
+    from workbench import cli
+    from workbench.calibration import balanced_accuracy, cohen_kappa
+
+    base = OUT / "calibrate-claims"
+    wb = _use(base)
+    first: dict[str, list[bool]] = {}
+    doc_of: dict[str, str] = {}
+    done = {r.question: r for r in wb.runs() if r.kind == "draft"}
+    for i, doc in enumerate(docs, 1):
+        title = f"nda-{doc['id']}"
+        if title not in done:
+            t = time.perf_counter()
+            pdf = Path(tempfile.mkdtemp()) / f"{doc['id']}.pdf"
+            render_text_pdf(doc["text"], pdf)
+            d = wb.ingest(pdf, source_type="contract")
+            done[title] = wb.check_draft("\n\n".join(hyps[k] for k in keys), [d.id], title=title, markdown=False)
+            print(f"[{i}/{len(docs)}] {title}: checked {time.perf_counter() - t:.0f}s", file=sys.stderr)
+        run = done[title]
+        assert len(run.answer.sentences) == len(keys), (title, len(run.answer.sentences))
+        first[title] = [s.supported for s in run.answer.sentences]
+        doc_of[title] = run.document_ids[0]
+    wb.store.dispose()
+    gold = {f"nda-{d['id']}": [d["annotation_sets"][0]["annotations"][k]["choice"] == "Entailment" for k in keys]
+            for d in docs}
+    titles = [f"nda-{d['id']}" for d in docs]
+    halves = [titles[: len(titles) // 2], titles[len(titles) // 2:]]
+    report: dict = {"docs": len(docs), "claims": len(docs) * len(keys), "splits": []}
+    pooled: dict[str, list[bool]] = {"truth": [], "before": [], "after": []}
+    for labelled, held in ((halves[0], halves[1]), (halves[1], halves[0])):
+        scratch = Path(tempfile.mkdtemp(prefix="wb-calc-split-")) / "ws"
+        shutil.copytree(base, scratch)
+        wb = _use(scratch)
+        for title in labelled:
+            for n, ok in enumerate(gold[title], 1):
+                wb.review(done[title].run_id, f"SENT-{n}", "supported" if ok else "unsupported", "gold-reviewer")
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            assert cli.main(["calibrate", "--claims", "--json"]) == 0
+        cal = json.loads(buf.getvalue().strip().splitlines()[-1])
+        truth, before, after = [], [], []
+        t = time.perf_counter()
+        for title in held:
+            again = wb.check_claims([hyps[k] for k in keys], [doc_of[title]]) if cal["applied"] else None
+            truth += gold[title]
+            before += first[title]
+            after += [c.supported for c in again] if again else first[title]
+        recheck_s = time.perf_counter() - t
+        wb.store.dispose()
+        shutil.rmtree(scratch.parent, ignore_errors=True)
+        pooled["truth"] += truth
+        pooled["before"] += before
+        pooled["after"] += after
+        report["splits"].append({
+            "labelled": labelled, "calibrate": {k: cal[k] for k in ("threshold", "labels", "positives", "folds",
+                                                                    "kappa_before", "kappa_after", "applied", "reason")},
+            "held_out_claims": len(truth), "recheck_s": round(recheck_s, 1),
+            "held_out_kappa_before": cohen_kappa(truth, before), "held_out_kappa_after": cohen_kappa(truth, after),
+            "held_out_balanced_accuracy_before": balanced_accuracy(truth, before),
+            "held_out_balanced_accuracy_after": balanced_accuracy(truth, after),
+            "held_out_supported_before": sum(before), "held_out_supported_after": sum(after)})
+        print(f"split: {cal['reason']}", file=sys.stderr)
+    report["held_out_pooled"] = {
+        "kappa_before": cohen_kappa(pooled["truth"], pooled["before"]),
+        "kappa_after": cohen_kappa(pooled["truth"], pooled["after"]),
+        "balanced_accuracy_before": balanced_accuracy(pooled["truth"], pooled["before"]),
+        "balanced_accuracy_after": balanced_accuracy(pooled["truth"], pooled["after"])}
+    print(json.dumps(report, indent=2))
+
+
 def main() -> None:
     from workbench import cli
     from workbench.calibration import Calibration, balanced_accuracy, cohen_kappa
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--docs", type=int, default=8)
+    ap.add_argument("--claims", action="store_true", help="the claim checker (workbench calibrate --claims)")
     args = ap.parse_args()
     data = json.loads(DEV.read_text())
     keys = sorted(data["labels"])
     hyps = {k: data["labels"][k]["hypothesis"] for k in keys}
     docs = data["documents"][: args.docs]
+    if args.claims:
+        claims_main(docs, keys, hyps)
+        return
     ask_all(docs, keys, hyps)
     wb = _use(BASE)
     gold = gold_labels(wb, docs, keys)
