@@ -63,13 +63,18 @@ with c3:
             q = questions.get(run_id, run_id)
             return safe.plotly(q if len(q) <= 28 else q[:26] + "…") + f" ({run_id[:6]})"
 
-        x = [short(p.run_id) for p in per]
+        # Horizontal bars: run labels read left to right and never run into the legend.
+        y = [short(p.run_id) for p in per]
         fig = go.Figure([
-            go.Bar(name="pass rate (verifier)", x=x, y=[p.pass_rate for p in per]),
-            go.Bar(name="reviewed", x=x, y=[p.review_progress for p in per]),
+            go.Bar(name="pass rate (verifier)", y=y, x=[p.pass_rate for p in per], orientation="h"),
+            go.Bar(name="reviewed", y=y, x=[p.review_progress for p in per], orientation="h"),
         ])
-        fig.update_layout(title="Per run: pass rate and review progress", barmode="group", yaxis_tickformat=".0%",
-                          legend={"orientation": "h", "y": -0.25}, **CHART)
+        fig.update_layout(**{**CHART, "title": "Per run: pass rate and review progress", "barmode": "group",
+                             "xaxis_tickformat": ".0%", "xaxis_range": [0, 1],
+                             "legend": {"orientation": "h", "y": -0.08, "x": 0, "yanchor": "top"},
+                             "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
+                             "height": max(300, 90 + 46 * len(per))})
+        fig.update_yaxes(autorange="reversed", automargin=True)
         st.plotly_chart(fig, width="stretch")
     else:
         fig = go.Figure(go.Pie(labels=["reviewed", "not reviewed"], values=[m.reviewed, m.total - m.reviewed],

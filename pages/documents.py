@@ -21,8 +21,9 @@ pending: dict[str, dict] = st.session_state.setdefault(state.PENDING_PASSWORDS, 
 
 def describe(doc: Document) -> None:
     """What a reviewer should know about a freshly ingested document."""
-    st.success(f"**{safe.text(doc.filename)}** ingested: {doc.pages} pages, source type *{safe.text(doc.source_type)}*.",
-               icon=":material/check_circle:")
+    how = {"content": " (from its content: change it below if that is wrong)", "default": ""}.get(doc.source_type_from, "")
+    st.success(f"**{safe.text(doc.filename)}** ingested: {doc.pages} pages, source type *{safe.text(doc.source_type)}*"
+               f"{how}.", icon=":material/check_circle:")
     if doc.pages_without_text:
         pages = ", ".join(str(p) for p in doc.pages_without_text[:30])
         more = "…" if len(doc.pages_without_text) > 30 else ""
@@ -69,7 +70,11 @@ with left:
     types: dict[str, str] = {}
     for f in files or []:
         types[f.file_id] = st.selectbox(
-            f"Source type of {safe.text(f.name)}", SOURCE_TYPES, index=SOURCE_TYPES.index("other"), key=f"stype_{f.file_id}")
+            f"Source type of {safe.text(f.name)}", ("auto", *SOURCE_TYPES), key=f"stype_{f.file_id}",
+            format_func=lambda t: "auto (from the content)" if t == "auto" else t,
+            help="auto reads the first pages (an agreement → contract, an act → statute, a standard or "
+                 "guideline → policy, an abstract and references → paper). Your choice wins; it can be "
+                 "changed after ingest.")
     if st.button("Ingest", type="primary", disabled=not files, icon=":material/upload:"):
         results.clear()
         progress = st.progress(0.0, text="Ingesting…")
@@ -86,9 +91,15 @@ with right:
                "“3.5.3 Use multifactor authentication…”.")
     if st.button("Load the sample document", icon=":material/library_add:"):
         results.clear()
-        with st.spinner("Ingesting the sample document…"):
-            ingest(SAMPLE.name, SAMPLE.read_bytes(), "policy")
+        known = {d.filename: d for d in wb.documents()}
+        if SAMPLE.name in known:
+            st.session_state["sample_flash"] = "The sample document is already in this workspace."
+        else:
+            with st.spinner("Ingesting the sample document…"):
+                ingest(SAMPLE.name, SAMPLE.read_bytes(), "policy")
         st.rerun()
+    if flash := st.session_state.pop("sample_flash", None):
+        st.info(flash, icon=":material/info:")
 
 for r in results:
     if r.get("document"):
@@ -121,8 +132,49 @@ else:
             "Title": d.title or d.filename, "File": d.filename, "Source type": d.source_type, "Pages": d.pages,
             "Text layer": "yes" if d.has_text_layer and not d.pages_without_text else
             ("partly" if d.has_text_layer else "no"),
-            "Warnings": "; ".join(d.warnings), "ID (SHA-256)": d.id[:16] + "…",
+            "Warnings": "; ".join(d.warnings), "ID (SHA-256)": d.id[:12] + "…",
         } for d in docs],
         hide_index=True, width="stretch",
+        # Fixed widths so a long title cannot push Pages, Text layer and Warnings off a 1440 px screen.
+        column_config={
+            "Title": st.column_config.TextColumn(width="medium"), "File": st.column_config.TextColumn(width="small"),
+            "Source type": st.column_config.TextColumn(width="small"),
+            "Pages": st.column_config.NumberColumn(width="small"),
+            "Text layer": st.column_config.TextColumn(width="small"),
+            "Warnings": st.column_config.TextColumn(width="medium"),
+            "ID (SHA-256)": st.column_config.TextColumn(width="small"),
+        },
     )
     st.page_link(state.PAGE_RUN, label="Ask a question about these documents", icon=":material/play_circle:")
+
+    with st.expander("Change a document's source type, or remove it"):
+        by_id = {d.id: d for d in docs}
+        chosen = st.selectbox("Document", list(by_id), key="doc_manage",
+                              format_func=lambda i: f"{by_id[i].title or by_id[i].filename} ({by_id[i].filename})")
+        doc = by_id[chosen]
+        c = st.columns([2, 1, 1], vertical_alignment="bottom")
+        new_type = c[0].selectbox("Source type", SOURCE_TYPES, index=SOURCE_TYPES.index(doc.source_type),
+                                  key=f"doc_type_{chosen}")
+        if c[1].button("Save type", disabled=new_type == doc.source_type, width="stretch"):
+            wb.set_source_type(chosen, new_type)
+            st.session_state["doc_flash"] = (
+                "success", f"{safe.text(doc.filename)} is now a *{new_type}*. Evidence IDs already issued keep their "
+                           "letter; evidence found from now on gets the new one.")
+            st.rerun()
+        if c[2].button("Remove…", icon=":material/delete:", width="stretch"):
+            st.session_state["doc_remove"] = chosen
+        if st.session_state.get("doc_remove") == chosen:
+            st.warning(f"Remove **{safe.text(doc.filename)}** from the workspace? It leaves this list and new runs; "
+                       "runs that cite it stay readable and exportable, and the removal is recorded. Ingesting the "
+                       "same file again brings it back.", icon=":material/delete:")
+            r = st.columns(2)
+            if r[0].button("Yes, remove it", type="primary", width="stretch"):
+                wb.remove_document(chosen, state.reviewer() or None)
+                st.session_state.pop("doc_remove", None)
+                st.session_state["doc_flash"] = ("success", f"{safe.text(doc.filename)} removed.")
+                st.rerun()
+            if r[1].button("Cancel", width="stretch"):
+                st.session_state.pop("doc_remove", None)
+                st.rerun()
+    if flash := st.session_state.pop("doc_flash", None):
+        getattr(st, flash[0])(flash[1])

@@ -1,4 +1,4 @@
-"""Drive the app through every page in headless Chromium and write docs/img/page-<name>.png.
+"""Drive the app through every page in headless Chromium at 1440 × 900 and write docs/img/page-<name>.png.
 
 Starts the app (the same entry as `make run`) on a free 127.0.0.1 port with a fresh workspace,
 loads the sample document, asks a question, opens the answer, clicks a citation chip, labels
@@ -45,7 +45,7 @@ def main() -> None:
     data = Path(tempfile.mkdtemp(prefix="wb-shots-"))
     with AppServer(data / "workspace", log=data / "app.log") as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1440, "height": 1250})
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(url)
         page.get_by_role("heading", name="Documents", exact=True).wait_for(timeout=60_000)
         page.get_by_role("textbox", name="Reviewer name").fill("Dana Reviewer")

@@ -86,6 +86,9 @@ class Document(BaseModel):
     size_bytes: int = 0
     encrypted: bool = False
     bib: BibInfo | None = None  # read from the first pages (filled in for exports)
+    source_type_from: Literal["user", "content", "default"] = "user"  # who chose source_type
+    removed_at: datetime | None = None  # soft delete: hidden from new runs, kept for runs that cite it
+    removed_by: str | None = None
 
 
 class DocSegment(Protocol):

@@ -78,20 +78,51 @@ class Workbench:
         stored copy already has (e.g. `verify` on a contract), else "other"."""
         from workbench.pdf import open_pdf
 
-        if source_type is not None and source_type not in SOURCE_TYPES:
-            raise WorkbenchError(f"unknown source type {source_type!r}: use one of {', '.join(SOURCE_TYPES)}")
+        if source_type is not None and source_type != "auto" and source_type not in SOURCE_TYPES:
+            raise WorkbenchError(f"unknown source type {source_type!r}: use one of {', '.join(SOURCE_TYPES)} "
+                                 "or auto")
         parsed = open_pdf(source, password=password, filename=filename, settings=self.settings)
-        if source_type is None:
-            stored = self.store.has_document(parsed.document.id)
-            source_type = self.store.get_document(parsed.document.id).source_type if stored else "other"
-        if parsed.document.source_type != source_type:
-            parsed.document = parsed.document.model_copy(update={"source_type": source_type})
+        stored = self.store.get_document(parsed.document.id) if self.store.has_document(parsed.document.id) else None
+        chosen_by = "user"
+        if source_type in (None, "auto") and stored is not None:
+            source_type, chosen_by = stored.source_type, stored.source_type_from  # the stored copy's choice stays
+        elif source_type == "auto":  # from the document's own words; the user may change it later
+            from workbench.text.doctype import infer_source_type
+
+            source_type, chosen_by = infer_source_type(parsed.text, parsed.document.title), "content"
+        elif source_type is None:
+            source_type, chosen_by = "other", "default"
+        update = {"source_type": source_type, "source_type_from": chosen_by, "removed_at": None, "removed_by": None}
+        parsed.document = parsed.document.model_copy(update=update)
         self.store.put_document(parsed.document, parsed.pdf_bytes)
         self._parsed_cache.put(parsed)
         return parsed.document
 
-    def documents(self) -> list[Document]:
-        return self.store.list_documents()
+    def documents(self, *, include_removed: bool = False) -> list[Document]:
+        """Stored documents; removed ones (soft delete) only when asked for."""
+        docs = self.store.list_documents()
+        return docs if include_removed else [d for d in docs if d.removed_at is None]
+
+    def set_source_type(self, document_id: str, source_type: str) -> Document:
+        """Change a document's source type after ingest. Evidence IDs already issued keep their
+        letter (an ID is stable per document span); evidence found from now on gets the new one."""
+        if source_type not in SOURCE_TYPES:
+            raise WorkbenchError(f"unknown source type {source_type!r}: use one of {', '.join(SOURCE_TYPES)}")
+        doc = self.document(document_id).model_copy(update={"source_type": source_type, "source_type_from": "user"})
+        self.store.put_document(doc, self.pdf_bytes(document_id))
+        self.parsed(document_id).document = doc
+        return doc
+
+    def remove_document(self, document_id: str, by: str | None = None) -> Document:
+        """Soft delete: the document leaves the document list and new runs, and is recorded as
+        removed (when, by whom); runs that cite it stay readable and exportable. Ingesting the
+        same file again restores it."""
+        from workbench.models import utcnow
+
+        doc = self.document(document_id).model_copy(update={"removed_at": utcnow(), "removed_by": (by or "").strip()
+                                                            or None})
+        self.store.put_document(doc, self.pdf_bytes(document_id))
+        return doc
 
     def document(self, document_id: str) -> Document:
         return self.store.get_document(document_id)

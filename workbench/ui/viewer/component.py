@@ -22,7 +22,7 @@ _component = st.components.v2.component(
         '<div class="wbv">'
         '<div class="wbv-bar" role="toolbar" aria-label="Viewer">'
         '<button data-act="prev" title="Previous page (←)" aria-label="Previous page">‹</button>'
-        '<span>Page</span><input class="wbv-pageno" aria-label="Go to page" title="Type a page number or a '
+        '<input class="wbv-pageno" aria-label="Go to page" title="Type a page number or a '
         'printed page label, then Enter (g)"><span class="wbv-of"></span>'
         '<button data-act="next" title="Next page (→)" aria-label="Next page">›</button>'
         '<span class="wbv-label"></span><span class="wbv-sp"></span>'
