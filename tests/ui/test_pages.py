@@ -267,12 +267,12 @@ def test_answer_states_no_authoritative_evidence_plainly(workspace):
 
 def test_answer_says_a_failed_backend_stage_failed_instead_of_claiming_no_evidence(workspace):
     wb, doc, run = workspace
-    from workbench.models import NO_AUTHORITATIVE_EVIDENCE, Answer
+    from workbench.models import NO_AUTHORITATIVE_EVIDENCE, Answer, StageFailure
 
     failed = run.model_copy(update={
         "run_id": "run-failed", "backend": "openai", "evidence": [], "verifications": [],
-        "failures": [{"stage": "extract", "error": "BackendError", "message": "Cannot connect to http://127.0.0.1:9/v1",
-                      "raw": None}],
+        "failures": [StageFailure(stage="extract", error="BackendError",
+                                  message="Cannot connect to http://127.0.0.1:9/v1")],
         "answer": Answer(result=NO_AUTHORITATIVE_EVIDENCE, message="The openai backend failed in the extract stage.")})
     wb.store.save_run(failed)
     at = on_page(app(run="run-failed"), "answer")
