@@ -52,8 +52,12 @@ if answer.result == NO_AUTHORITATIVE_EVIDENCE:
     )
     if answer.missing_evidence:
         st.markdown("**Missing evidence:**\n" + "\n".join(f"- {safe.text(m)}" for m in answer.missing_evidence))
-    st.caption(f"{len(statuses)} item(s) were extracted; none is supported. The Review page shows why — a "
-               "reviewer can mark one Supported if the verifier was wrong.")
+    if statuses:
+        st.caption(f"{len(statuses)} item(s) were extracted; none is supported. The Review page shows why — a "
+                   "reviewer can mark one Supported if the verifier was wrong, or add a passage the run missed.")
+    else:
+        st.caption("Nothing was extracted. On the Review page a reviewer can select a passage in the PDF and add it "
+                   "as evidence if the run missed it.")
     if statuses:
         st.page_link(state.PAGE_REVIEW, label="Review the evidence", icon=":material/rule:",
                      query_params=state.deep_link_params(run.run_id))

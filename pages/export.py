@@ -59,5 +59,5 @@ else:
 st.divider()
 trail = [wb.audit_trail(r) for r in chosen]
 body = trail[0] if len(trail) == 1 else trail
-with st.expander("Preview the audit trail (seed 000's JSON, human labels applied)"):
+with st.expander("Preview the audit trail (JSON, human labels applied)"):
     st.json(body, expanded=1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from datetime import UTC
 
 from workbench.export.bundle import ExportBundle, RunBundle
 from workbench.export.common import authors, citation_numbers, date_parts, doc_title
@@ -93,7 +94,7 @@ def _gate_lines(rb: RunBundle, bundle: ExportBundle) -> list[str]:
     lines = [head]
     if not d.passed and bundle.forced:
         f = bundle.forced
-        lines.append(f"FORCED EXPORT by {f.by} at {f.at.isoformat()}: {f.reason}")
+        lines.append(f"FORCED EXPORT by {f.by} at {_when(f.at)}: {f.reason}")
     lines += d.needs_human_check
     return lines
 
@@ -103,8 +104,19 @@ def _human_changes(rb: RunBundle) -> list[str]:
     for e in rb.history:
         before = e.previous_label or f"verifier {e.verifier_verdict or '?'}"
         note = f" — {e.note}" if e.note else ""
-        out.append(f"{e.timestamp.isoformat()} {e.reviewer}: {e.requirement_id} {before} → {e.label}{note}")
+        out.append(f"{_when(e.timestamp)} {e.reviewer}: {e.requirement_id} {before} → {e.label}{note}")
     return out
+
+
+def _when(dt) -> str:
+    """A timestamp a reader takes in at a glance: to the second, in UTC."""
+    return dt.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if dt.tzinfo else dt.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _end(text: str) -> str:
+    """Text closed with one full stop (none added after ., ! or ?)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _bib_entries(bundle: ExportBundle) -> list[tuple[str, str, list[str]]]:
@@ -146,10 +158,10 @@ def _md_value(text: str | None) -> str:
 def to_markdown(bundle: ExportBundle) -> bytes:
     ctx = _Ctx(bundle, citation_numbers(bundle))
     titles = {d: t for d, t, _ in _bib_entries(bundle)}
-    lines = ["# Evidence Workbench report", "", f"Generated {bundle.generated_at.isoformat()} by {bundle.generator}.", ""]
+    lines = ["# Evidence Workbench report", "", f"Generated {_when(bundle.generated_at)} by {bundle.generator}.", ""]
     if bundle.forced:
-        lines += [f"> **Forced export** by {_md_value(bundle.forced.by)} at {bundle.forced.at.isoformat()}: "
-                  f"{_md_value(bundle.forced.reason)}. The safety gate blocked this answer; "
+        lines += [f"> **Forced export** by {_md_value(bundle.forced.by)} at {_when(bundle.forced.at)}: "
+                  f"{_end(_md_value(bundle.forced.reason))} The safety gate blocked this answer; "
                   "read the reasons below before relying on it.", ""]
     for rb in bundle.runs:
         ans = rb.effective_answer
@@ -180,7 +192,7 @@ def to_markdown(bundle: ExportBundle) -> bytes:
         lines.append("")
     lines += ["## Bibliography", ""]
     for i, (_doc_id, title, details) in enumerate(_bib_entries(bundle), 1):
-        lines.append(f"{i}. *{_md_value(title)}*. " + ". ".join(_md_value(d) for d in details) + ".")
+        lines.append(f"{i}. *{_md_value(title.rstrip('.'))}*. " + " ".join(_end(_md_value(d)) for d in details))
     return ("\n".join(lines).rstrip() + "\n").encode("utf-8")
 
 
@@ -199,11 +211,11 @@ def to_html(bundle: ExportBundle) -> bytes:
     out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>Evidence Workbench report</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>Evidence Workbench report</h1>",
-           f"<p>Generated {e(bundle.generated_at.isoformat())} by {e(bundle.generator)}.</p>"]
+           f"<p>Generated {e(_when(bundle.generated_at))} by {e(bundle.generator)}.</p>"]
     if bundle.forced:
         f = bundle.forced
-        out.append(f'<p class="forced"><strong>Forced export</strong> by {e(f.by)} at {e(f.at.isoformat())}: '
-                   f"{e(f.reason)}. The safety gate blocked this answer; read the reasons below before relying on it.</p>")
+        out.append(f'<p class="forced"><strong>Forced export</strong> by {e(f.by)} at {e(_when(f.at))}: '
+                   f"{e(_end(f.reason))} The safety gate blocked this answer; read the reasons below before relying on it.</p>")
     for rb in bundle.runs:
         ans = rb.effective_answer
         out += [f"<section><h2>{e(rb.run.question)}</h2>", f"<p>Run <code>{e(rb.run.run_id)}</code>.</p>"]
@@ -245,6 +257,6 @@ def to_html(bundle: ExportBundle) -> bytes:
         out.append("</section>")
     out.append("<h2>Bibliography</h2><ol class=\"bibliography\">")
     for _doc_id, title, details in bib:
-        out.append(f"<li><em>{e(title)}</em>. " + ". ".join(e(d) for d in details) + ".</li>")
+        out.append(f"<li><em>{e(title.rstrip('.'))}</em>. " + " ".join(e(_end(d)) for d in details) + "</li>")
     out.append("</ol></body></html>")
     return "\n".join(out).encode("utf-8")

@@ -273,7 +273,8 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
         else:
             why = ", ".join(f"{n} {k}" for k, n in rejected.most_common()) or "nothing extracted"
             answer.message = f"{NO_EVIDENCE_MESSAGE} {len(evidence)} requirement(s) extracted, none verified ({why})."
-            answer.missing_evidence = [f"Specific statute or policy addressing: {question}"] + _unsearchable(docs)
+            answer.missing_evidence = [f"A passage in {_kinds(docs, source_type)} that addresses: {question}"] \
+                + _unsearchable(docs)
     run.answer = answer
     run.usage = _usage_delta(usage_before, backend.usage() or {})
     if verified and not answer.final_answer:
@@ -306,6 +307,18 @@ def _usage_delta(before: dict[str, StageUsage], after: dict[str, StageUsage]) ->
         if d.calls or d.prompt_tokens or d.completion_tokens or d.raw_failures:
             out[stage] = d
     return out
+
+
+_KIND_WORDS = {"statute": "the statute", "policy": "the policy", "contract": "the contract", "paper": "the paper"}
+
+
+def _kinds(docs: list[ParsedDoc], source_type: str | None) -> str:
+    """What the documents are, in words: 'the contract', 'the policy or the statute', 'the documents'."""
+    kinds = list(dict.fromkeys([source_type] if source_type else [d.document.source_type for d in docs]))
+    words = [_KIND_WORDS[k] for k in kinds if k in _KIND_WORDS]
+    if not words or len(words) != len(kinds):
+        return "the documents"
+    return " or ".join(words)
 
 
 def _unsearchable(docs: list[ParsedDoc]) -> list[str]:
