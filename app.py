@@ -21,6 +21,10 @@ if wb.settings.sign_in:  # identity from a login, not a name box; nothing shown 
     with st.sidebar:
         sign_in.sidebar(wb, who)
 else:
+    # A page switch (a citation chip, st.switch_page) can start the next page's run before the
+    # browser re-sends the sidebar's value: keep the name outside the widget too and put it back.
+    if state.REVIEWER not in st.session_state and st.session_state.get(state.REVIEWER_KEPT):
+        st.session_state[state.REVIEWER] = st.session_state[state.REVIEWER_KEPT]
     with st.sidebar:
         st.text_input(
             "Reviewer name",
@@ -29,6 +33,7 @@ else:
             help="Recorded on every review decision you make; this browser remembers it.",
         )
         remember_reviewer()
+    st.session_state[state.REVIEWER_KEPT] = st.session_state.get(state.REVIEWER, "")
 
 pages = [
     st.Page(state.PAGE_DOCUMENTS, title="Documents", icon=":material/description:", default=True),

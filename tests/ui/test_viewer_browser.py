@@ -295,3 +295,30 @@ def test_a_run_goes_on_while_the_reviewer_is_elsewhere_and_reloads_and_is_there_
         assert run.question == question
         page.close()
     get_settings.cache_clear()
+
+
+def test_after_a_citation_click_review_knows_the_reviewer_name(tmp_path, browser, make_pdf, monkeypatch):  # noqa: F811
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    pdf = make_pdf([PAGE1, PAGE2], name="policy.pdf")
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench(get_settings())
+    doc = wb.ingest(pdf, "policy.pdf", source_type="policy")
+    seed_run(wb, doc.id, run_id="run-name")
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto(f"{url}answer?run=run-name")
+        name = page.get_by_role("textbox", name="Reviewer name")
+        name.wait_for(timeout=60_000)
+        name.fill("Dana")
+        name.press("Enter")
+        page.wait_for_timeout(1500)
+        page.locator("button.wb-chip").first.click()
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+        streamlit_idle(page)
+        page.wait_for_timeout(1000)
+        assert page.get_by_text("Enter your Reviewer name").count() == 0, "a false prompt for the name"
+        page.close()
+    get_settings.cache_clear()

@@ -13,6 +13,7 @@ QP_EVIDENCE = "evidence"
 
 # Session state
 REVIEWER = "reviewer_name"  # sidebar text input, asked once (sign-in off)
+REVIEWER_KEPT = "reviewer_name_kept"  # the same name outside the widget (survives a page switch)
 IDENTITY = "signed_in_identity"  # sign-in on: the Identity (as a dict) of who signed in
 ADJUDICATE = "review_adjudicate"  # Review: record the next label as an adjudication
 RUN = "selected_run"  # run id shown on Review / Answer / Dashboard / Export
