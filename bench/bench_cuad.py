@@ -2,7 +2,9 @@
 (contract, category question), does the verified evidence contain the lawyers' gold clause, and
 is a category the contract lacks answered NO_AUTHORITATIVE_EVIDENCE?
 
-    .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR]
+    .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR] [--prepare]
+
+(run from the repository root, or with PYTHONPATH naming the checkout to measure)
 
 The questions below were written in plain language before any result was seen. A pair counts
 as found when a verified quote shares a run of at least 8 consecutive words (or the whole gold
@@ -84,11 +86,12 @@ def main() -> int:
     ap.add_argument("--prepare", action="store_true", help="only ingest and index the contracts (chunk and "
                     "segment indexes, kept in the workspace), no questions")
     a = ap.parse_args()
-    sys.path.insert(0, str(ROOT))
+    import workbench
     from workbench.config import Settings
     from workbench.models import NO_AUTHORITATIVE_EVIDENCE
     from workbench.service import Workbench
 
+    print(f"workbench from {Path(workbench.__file__).resolve().parent}", file=sys.stderr)
     gold = load_gold()
     pdfs = sorted(p for p in (CUAD / "pdf").iterdir() if p.suffix.lower() == ".pdf")
     if a.limit:
