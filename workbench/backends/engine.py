@@ -337,6 +337,23 @@ def facts_check(claim: str, span: str) -> tuple[bool, str]:
     return check.ok, check.reason
 
 
+def _fact_check(claim: str, span: str) -> tuple[bool, bool, str]:
+    """(facts agree, the span states a different fact of the same kind, a readable reason)."""
+    try:
+        from workbench.judgment.facts import compare
+    except ImportError:
+        ok, why = facts_check(claim, span)
+        return ok, False, why
+    check = compare(claim, span)
+    return check.ok, bool(check.conflicts), check.reason
+
+
+def _about(claim: str, span: str) -> float:
+    """The share of the claim's content words (stems) the span also uses: what it is about."""
+    q = set(content_terms(claim))
+    return len(q & set(content_terms(span))) / len(q) if q else 0.0
+
+
 # --- verdicts ---------------------------------------------------------------------------------
 @dataclass
 class QuoteVerdict:
@@ -386,18 +403,23 @@ def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
     if not len(spans):
         return ClaimVerdict(False, 0.0, "Not supported: no passage in the documents relates to this claim.")
     order = list(np.argsort(-support, kind="stable"))
-    conflict: tuple[int, str] | None = None
-    for i in order[:5]:
-        p = float(support[i])
-        if p < threshold:
-            break
-        ok, why = facts_check(claim, spans[i])
-        if ok:
+    stating = [int(i) for i in order[:5] if float(support[i]) >= threshold]
+    checks = {i: _fact_check(claim, spans[i]) for i in stating}
+    agree = [i for i in stating if checks[i][0]]
+    against = [i for i in stating if checks[i][1]]
+    if agree:
+        # A passage that states the claim's fact about something else ("notify within thirty (30)
+        # days" for a 30-day termination claim) does not outweigh one about the claim that states
+        # another fact: it must cover as much of what the claim says as the contradicting one.
+        i = max(agree, key=lambda k: (_about(claim, spans[k]), float(support[k])))
+        if not against or _about(claim, spans[i]) >= max(_about(claim, spans[k]) for k in against):
+            p = float(support[i])
+            why = checks[i][2]
             return ClaimVerdict(True, round(p, 4), f"Supported (p={p:.2f}): {_where(i, where)} states it"
                                 + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i)
-        conflict = conflict or (i, why)
-    if conflict:
-        i, why = conflict
+    if against or stating:
+        i = against[0] if against else stating[0]
+        why = checks[i][2]
         p = min(float(support[i]), threshold - 0.01)
         return ClaimVerdict(False, round(p, 4), f"Not supported: {why} ({_where(i, where)}): \"{_short(spans[i])}\"", i)
     i = order[0]
