@@ -45,13 +45,18 @@ screenshots: $(STAMP) chromium
 
 # Rebuild the judgment model (workbench/judgment/model/) from the shared corpus: training pairs,
 # fine-tuning in .venv-train (torch, CPU; training only), int8 ONNX export, calibration.
-# About 50 minutes on 2 cores (train.py's --max-minutes bounds it). See workbench/judgment/model/MODEL_CARD.md.
+# At most about 50 minutes on 2 cores: train.py stops at TRAIN_MINUTES (its learning rate follows
+# that budget). TRAIN_STEPS=N repeats a run step for step (MODEL_CARD.md gives the shipped N).
+# See workbench/judgment/model/MODEL_CARD.md.
 TRAIN_VENV := .venv-train
+TRAIN_MINUTES ?= 40
+TRAIN_STEPS ?= 1000000000
 train: $(STAMP)
 	@test -x $(TRAIN_VENV)/bin/python || $(PYTHON) -m venv $(TRAIN_VENV)
 	$(TRAIN_VENV)/bin/pip install -q --disable-pip-version-check -r train/requirements-train.txt
 	$(PY) train/build_pairs.py --out train/out/pairs.jsonl
-	nice -n 10 $(TRAIN_VENV)/bin/python train/train.py --pairs train/out/pairs.jsonl --out train/out/ckpt
+	nice -n 10 $(TRAIN_VENV)/bin/python train/train.py --pairs train/out/pairs.jsonl --out train/out/ckpt \
+	  --threads 2 --max-minutes $(TRAIN_MINUTES) --max-steps $(TRAIN_STEPS)
 	$(TRAIN_VENV)/bin/python train/export.py --ckpt train/out/ckpt --out workbench/judgment/model
 	PYTHONPATH=. $(PY) train/calibrate.py --pairs train/out/pairs.jsonl
 

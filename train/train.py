@@ -73,7 +73,13 @@ def main(argv=None) -> int:
                          "on a 2-core CPU; the upper layers and the head learn the pair task)")
     ap.add_argument("--max-minutes", type=float, default=50.0,
                     help="time budget: the learning rate decays to zero by then and training stops (and saves)")
-    ap.add_argument("--max-steps", type=int, default=10**9, help="stop after this many steps (to repeat a run exactly)")
+    ap.add_argument("--warmup", type=float, default=0.1, help="warm-up, as a share of the epoch's steps")
+    ap.add_argument("--init", default=None,
+                    help="start from this checkpoint (a train/out/ckpt of an earlier run) instead of the base model")
+    ap.add_argument("--skip", type=int, default=0,
+                    help="skip the first N batches (with --init: continue the earlier run's epoch on pairs it has not seen)")
+    ap.add_argument("--max-steps", type=int, default=10**9, help="stop after this many steps, the learning rate decaying by steps, not time (to repeat a run "
+                         "without depending on the machine's speed)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -81,8 +87,9 @@ def main(argv=None) -> int:
     rows = [json.loads(line) for line in Path(args.pairs).read_text().splitlines()]
     rows = [r for r in rows if r["split"] == "train"]
     data = sample(rows, {"rel": args.rel, "sup": args.sup, "nli": args.nli}, rng)
-    tok = AutoTokenizer.from_pretrained(base_model_dir())
-    model = AutoModelForSequenceClassification.from_pretrained(base_model_dir(), num_labels=2)
+    start = args.init or base_model_dir()
+    tok = AutoTokenizer.from_pretrained(start)
+    model = AutoModelForSequenceClassification.from_pretrained(start, num_labels=2)
     if args.freeze:
         body = model.base_model
         for p in body.embeddings.parameters():
@@ -101,16 +108,18 @@ def main(argv=None) -> int:
             part = sorted(idx[c:c + chunk], key=lambda i: lens[i])
             batches += [part[i:i + args.batch] for i in range(0, len(part), args.batch)]
     rng.shuffle(batches)
+    batches = batches[args.skip:]
     steps = len(batches)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
-    warm = max(1, steps // 10)
+    warm = max(1, int(steps * args.warmup))
     budget = args.max_minutes * 60
     t_start = time.time()
 
     def factor(s: int) -> float:
         # linear warm-up, then linear decay by whichever runs out first: steps or the time budget,
         # so a run cut short by a busy machine still ends annealed
-        done = max(s / steps, (time.time() - t_start) / budget)
+        # (with a fixed number of steps: a step schedule, independent of the machine's speed)
+        done = s / args.max_steps if args.max_steps < steps else max(s / steps, (time.time() - t_start) / budget)
         return min((s + 1) / warm, max(0.0, 1.0 - done) / 0.9)
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)

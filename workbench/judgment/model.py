@@ -25,6 +25,7 @@ from workbench.judgment.facts import FactCheck, compare
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 MAX_TOKENS = 128  # the length the model was trained at
 TOKEN_BUDGET = 4096  # padded tokens per ONNX call
+FEATURES = ("relevance_logit", "support_logit", "cosine", "coverage")  # what the fitted combination reads
 
 
 class Scorer:
@@ -47,7 +48,9 @@ class Scorer:
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(files["model.int8.onnx"]), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
-        self.calibration: dict[str, list[float]] = json.loads(files["calibration.json"].read_text())["platt"]
+        cal = json.loads(files["calibration.json"].read_text())
+        self.calibration: dict[str, list[float]] = cal["platt"]
+        self.calibration_stack: dict[str, dict] = cal.get("stack", {})
         self._lock = threading.Lock()
 
     TASKS = ("relevance", "support")  # the model's outputs, in order
@@ -85,8 +88,37 @@ class Scorer:
         return out
 
     def probability(self, task: str, logits: np.ndarray) -> np.ndarray:
+        """Platt scaling of the network's own logit (the model alone)."""
         a, b = self.calibration[task]
         return (1.0 / (1.0 + np.exp(-(a * logits.astype(np.float64) + b)))).astype(np.float32)
+
+    def features(self, text: str, spans: list[str]) -> np.ndarray:
+        """Per span: both network logits, MiniLM cosine (the product's int8 embedder) and the share
+        of the text's content words the span contains: what the fitted combination reads."""
+        z = self.raw(text, spans)
+        if not spans:
+            return np.zeros((0, len(FEATURES)), np.float64)
+        from workbench.index.embed import embed_texts
+        from workbench.text import content_terms
+        from workbench.text.terms import embed_form
+
+        v = embed_texts([embed_form(text)] + [embed_form(s) for s in spans])
+        cos = v[1:] @ v[0]
+        q = set(content_terms(text))
+        cov = np.array([len(q & set(content_terms(s))) / len(q) if q else 0.0 for s in spans])
+        return np.column_stack([z[:, 0], z[:, 1], cos, cov]).astype(np.float64)
+
+    def score(self, task: str, text: str, spans: list[str]) -> np.ndarray:
+        """Calibrated P for the task: the logistic combination of `features` fitted on held-out
+        contracts (calibration.json "stack"); Platt on the network's logit when none is fitted."""
+        stack = self.calibration_stack.get(task)
+        if not stack:
+            return self.probability(task, self.logits(text, spans, task))
+        f = self.features(text, spans)
+        if not len(f):
+            return np.zeros(0, np.float32)
+        z = f @ np.asarray(stack["w"], np.float64) + float(stack["b"])
+        return (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
 
 
 @lru_cache(maxsize=2)
@@ -97,15 +129,13 @@ def get_scorer(model_dir: str | None = None, threads: int = default("embed_threa
 
 def relevance(question: str, spans: list[str]) -> np.ndarray:
     """Calibrated P(span answers the question), one per span, in [0, 1]."""
-    s = get_scorer()
-    return s.probability("relevance", s.logits(question, spans, "relevance"))
+    return get_scorer().score("relevance", question, spans)
 
 
 def support(claim: str, spans: list[str]) -> np.ndarray:
     """Calibrated P(span states what the claim says), one per span, in [0, 1]. The model alone:
     combine with facts.compare (see `judge`) before calling a claim supported."""
-    s = get_scorer()
-    return s.probability("support", s.logits(claim, spans, "support"))
+    return get_scorer().score("support", claim, spans)
 
 
 def rationale(text: str, span: str, score: float, task: str = "support") -> str:
@@ -164,7 +194,7 @@ class ModelJudge:
         self.scorer = get_scorer(str(model_dir) if model_dir else None)
 
     def relevance(self, question: str, spans: list[str]) -> np.ndarray:
-        return self.scorer.probability("relevance", self.scorer.logits(question, list(spans), "relevance"))
+        return self.scorer.score("relevance", question, list(spans))
 
     def support(self, claim: str, spans: list[str]) -> np.ndarray:
-        return self.scorer.probability("support", self.scorer.logits(claim, list(spans), "support"))
+        return self.scorer.score("support", claim, list(spans))
