@@ -91,7 +91,7 @@ for n, s in enumerate(answer.sentences, 1):
                 continue
             sp = item.evidence.span
             doc = by_id.get(item.evidence.document_id)
-            where = f"{safe.text(doc.title or doc.filename) if doc else rid}, {sp.cite if sp else 'not located'}"
+            where = f"{safe.text(doc.title or doc.filename) if doc else rid}, {safe.text(sp.cite) if sp else 'not located'}"
             st.markdown(f"Best evidence **{rid}** ({where}, {item.final_status}):")
             safe.plain(item.evidence.exact_quote)
             st.page_link(state.PAGE_REVIEW, label=f"Open {rid} in Review", icon=":material/open_in_new:",
