@@ -4,8 +4,8 @@ the same hard gates, so the two never disagree on the same evidence.
 - Units: evidence is a whole sentence, list item or clause with its enumerator ("(a)", "14.2"),
   never a line fragment; a unit over the word limit is trimmed at clause boundaries and says so.
 - Scores: a judge gives calibrated probabilities, relevance(question, spans) for `ask` and
-  support(claim, spans) for `verify` and for answer sentences (`Judge` below; the trained
-  cross-encoder of workbench.judgment when present).
+  support(claim, spans) for `verify` and for answer sentences (`Judge` below; today the
+  lexical stand-in, see `get_judge`).
 - Gates (rules, never the judge of relevance): hedged wording, a pronoun or "such …" pointing
   outside the quote (defined terms like "This Agreement" or "the Company" are self-contained), a
   quote that starts mid-sentence, and facts (jurisdiction, number, duration, amount, date) that
@@ -45,7 +45,8 @@ class Judge(Protocol):
 
 @lru_cache(maxsize=1)
 def get_judge() -> Judge:
-    """The judge ask and verify share: the trained cross-encoder when its files are installed."""
+    """The judge ask and verify share. The stand-in until a trained model beats it held out
+    (workbench.judgment.ModelJudge is committed but weaker than BM25 on ContractNLI dev)."""
     return LexicalJudge()
 
 
