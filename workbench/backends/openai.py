@@ -81,6 +81,17 @@ _ENDPOINT_LOCK = threading.Lock()
 # Completion budget per stage (tokens): bounds how long a small model can ramble.
 MAX_TOKENS = {"extract": 1024, "verify": 256, "compose": 768, "support": 512, "claims": 256}
 CHARS_PER_TOKEN = 3.0  # conservative for English (real tokenizers give ~4)
+MIN_REPLY_TOKENS = 96  # a call whose prompt leaves less room than this in the context is not sent
+# The longest string a reply schema allows: llama-cpp-python 0.3.36 writes maxLength n as n nested
+# optional groups, and its grammar parser gives up past about 1,000 of them (measured: 1,000 parses,
+# 1,024 fails, and the failure takes the server process down with it).
+MAX_STRING_CHARS = 800
+# What a server says when a prompt does not fit: OpenAI, vLLM and llama-cpp-python ("This model's maximum
+# context length is 2048 tokens"), llama-cpp-python's own ValueError, llama.cpp's server (n_ctx in the body).
+_CTX_SAID = (re.compile(r"maximum context length is (\d+)"), re.compile(r"context window of (\d+)"),
+             re.compile(r'"n_ctx"\s*:\s*(\d+)'), re.compile(r"context (?:size|length|window) (?:of |is )?\(?(\d+)"))
+_OVERFLOW_WORDS = ("context length", "context window", "context size", "context_length_exceeded",
+                   "exceed_context_size", "too many tokens", "prompt is too long")
 
 
 # --- what the model must reply (validated) ------------------------------------------------
@@ -91,7 +102,7 @@ def _lower(v: Any) -> Any:
 class ExtractedQuote(BaseModel):
     chunk_id: str
     exact_quote: str = Field(min_length=1)
-    section_heading: str | None = None
+    section_heading: str | None = None  # accepted, not asked for: the chunk's own heading is used
     extraction_confidence: str = "medium"
 
     _norm = field_validator("extraction_confidence", mode="before")(_lower)
@@ -112,6 +123,8 @@ class VerifyReply(BaseModel):
 
 class ComposeReply(BaseModel):
     final_answer: str = Field(min_length=1)
+    # accepted (to report IDs that are not verified evidence), not asked for: the references are
+    # derived from the answer's inline citations
     requirement_references: list[RequirementReference] = Field(default_factory=list)
     unused_requirements: list[str] = Field(default_factory=list)
 
@@ -154,6 +167,35 @@ def compact_schema(model: type[BaseModel]) -> dict[str, Any]:
     return strip(full)
 
 
+def bounded_schema(model: type[BaseModel], bounds: dict[str, dict[str, Any]], drop: tuple[str, ...] = ()
+                   ) -> dict[str, Any]:
+    """The reply schema as sent to the server: `compact_schema(model)` with `bounds` merged into
+    the property of that name wherever it occurs (maxItems, maxLength, enum), the properties in
+    `drop` left out, and no extra properties. A server that constrains decoding to the schema
+    (llama.cpp's grammars, vLLM, Ollama) then cannot ramble past the reply budget: the reply ends
+    when the grammar does. The reply is still validated with the (lenient) pydantic model."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: walk(v) for k, v in node.items()}
+        props = out.get("properties")
+        if isinstance(props, dict):
+            for name in drop:
+                props.pop(name, None)
+            for name, extra in bounds.items():
+                if name in props:
+                    base = {k: v for k, v in props[name].items() if k not in ("anyOf", "default")} \
+                        if "enum" in extra else props[name]
+                    props[name] = {**base, **extra}
+            if "required" in out:
+                out["required"] = [r for r in out["required"] if r in props]
+            out["additionalProperties"] = False
+        return out
+    return walk(compact_schema(model))
+
+
 def estimate_tokens(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN) + 1
 
@@ -183,7 +225,7 @@ def salvage_list(model: type[M], raw: str) -> M | None:
     if not m:
         return None
     text, pos, items = strip_code_fence(raw), m.end(), []
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)  # raw newlines in strings, as grammars allow
     while True:
         while pos < len(text) and text[pos] in " \t\r\n,":
             pos += 1
@@ -254,12 +296,22 @@ class OpenAIBackend:
 
     # --- Backend interface ----------------------------------------------------------------
     def extract(self, question: str | None, chunks: list[Chunk], context: ExtractContext | None = None) -> list[Candidate]:
-        """Quotes the LLM proposes, as Candidates without offsets: the pipeline anchors them."""
+        """Quotes the LLM proposes, as Candidates without offsets: the pipeline anchors them.
+        A group of chunks too long for the model's context (the estimate, or the server says so)
+        is split in two, and a single chunk too long is cut to the part that fits."""
         if not chunks:
             return []
-        schema = compact_schema(ExtractReply)
-        reply = self._ask("extract", prompts.extract_messages(question, chunks, schema), ExtractReply,
-                          self.settings.temperature_draft)
+        try:
+            reply = self._ask("extract", lambda scale: self._extract_request(question, chunks, scale), ExtractReply,
+                              self.settings.temperature_draft)
+        except _ContextOverflow as exc:
+            if len(chunks) > 1:
+                half = len(chunks) // 2
+                return self.extract(question, chunks[:half], context) + self.extract(question, chunks[half:], context)
+            cut = self._cut_to_fit(question, chunks[0])
+            if cut is None:
+                raise BackendError(f"extract: {exc}", raw=exc.raw) from exc
+            return self.extract(question, [cut], context)
         by_id = {c.chunk_id: c for c in chunks}
         out: list[Candidate] = []
         for q in reply.requirements:
@@ -280,6 +332,41 @@ class OpenAIBackend:
                 else "medium",
             ))
         return out
+
+    def _extract_schema(self, chunk_ids: list[str], scale: float = 1.0) -> dict[str, Any]:
+        """The extract reply bounded to its completion budget: quotes at most `quote_max_words`
+        words long (in characters, and short enough that one whole item fits the budget even at
+        one character per token), as many items as the budget holds at CHARS_PER_TOKEN, chunk ids
+        from the request only. `scale` < 1 asks for less (the retry after a reply that was cut)."""
+        budget = self._max_tokens("extract")
+        id_chars = max((len(i) for i in chunk_ids), default=8)
+        item_overhead = id_chars + 80  # keys, quotes, commas, the confidence
+        quote_chars = max(40, int(min(self.settings.quote_max_words * 8, budget - item_overhead - 16, MAX_STRING_CHARS)
+                                  * scale))
+        max_items = max(1, int(budget * CHARS_PER_TOKEN * scale / (quote_chars + item_overhead)))
+        return bounded_schema(ExtractReply, {
+            "requirements": {"maxItems": max_items},
+            "chunk_id": {"enum": list(chunk_ids)},
+            "exact_quote": {"maxLength": quote_chars},
+            "extraction_confidence": {"enum": ["high", "medium", "low"]},
+        }, drop=("section_heading",))
+
+    def _extract_request(self, question: str | None, chunks: list[Chunk], scale: float
+                         ) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        schema = self._extract_schema([c.chunk_id for c in chunks], scale)
+        return prompts.extract_messages(question, chunks, schema), schema
+
+    def _cut_to_fit(self, question: str | None, chunk: Chunk) -> Chunk | None:
+        """The head of a chunk too long for one call, cut at a word boundary to what the context
+        leaves after the prompt and the reply budget; None when it cannot get shorter."""
+        overhead = estimate_tokens("".join(m["content"] for m in self._extract_request(question, [], 1.0)[0]))
+        room = self.context_tokens() - self._max_tokens("extract") - overhead - 64
+        limit = min(int(room * CHARS_PER_TOKEN), len(chunk.text) * 2 // 3)
+        if limit < 200:
+            return None
+        text = chunk.text[:limit]
+        text = text[: text.rfind(" ")] if " " in text[limit // 2:] else text
+        return chunk.model_copy(update={"text": text, "end": chunk.start + len(text)})
 
     def verify(self, question: str, evidence: list[Evidence], vocabulary: frozenset[str] | None = None
                ) -> list[Verification]:
@@ -302,9 +389,22 @@ class OpenAIBackend:
         valid = {e.requirement_id for e in verified}
         reqs = [{"requirement_id": e.requirement_id, "section_heading": e.section_heading,
                  "page": e.span.page if e.span else None, "exact_quote": e.exact_quote} for e in verified]
-        schema = compact_schema(ComposeReply)
-        reply = self._ask("compose", prompts.compose_messages(question, reqs, feedback, schema), ComposeReply,
-                          self.settings.temperature_draft)
+
+        def request(scale: float) -> tuple[list[dict[str, str]], dict[str, Any]]:
+            # the answer at most 2 characters per token of the budget (English runs ~4), so a model
+            # that fills it still ends within it; the best-scored requirements that fit the context
+            budget = self._max_tokens("compose")
+            schema = bounded_schema(ComposeReply, {"final_answer": {"maxLength": max(200, int(
+                min(budget * 2, MAX_STRING_CHARS) * scale))}},
+                                    drop=("requirement_references", "unused_requirements"))
+            keep = list(reqs)
+            msgs = prompts.compose_messages(question, keep, feedback, schema)
+            while len(keep) > 1 and not self._fits(msgs, budget):
+                keep.pop()
+                msgs = prompts.compose_messages(question, keep, feedback, schema)
+            return msgs, schema
+
+        reply = self._ask("compose", request, ComposeReply, self.settings.temperature_draft)
         answer, removed_ids, removed_sentences = drop_invalid_citations(reply.final_answer, valid)
         removed_ids += [r.requirement_id for r in reply.requirement_references
                         if r.requirement_id not in valid and r.requirement_id not in removed_ids]
@@ -341,16 +441,12 @@ class OpenAIBackend:
         cites = [[i for i in mentioned_ids(s) if i in by_id] for s in sentences]
         to_ask = [{"index": i, "text": s, "cites": c} for i, (s, c) in enumerate(zip(sentences, cites, strict=True)) if c]
         verdicts: dict[int, SentenceVerdict] = {}
-        if to_ask:
-            used = sorted({i for c in cites for i in c})
-            ev = [{"requirement_id": i, "exact_quote": by_id[i].exact_quote} for i in used]
-            schema = compact_schema(SupportReply)
-            reply = self._ask("support", prompts.support_messages(to_ask, ev, schema), SupportReply,
-                              self.settings.temperature_validate)
-            verdicts = {v.index: v for v in reply.sentences}
-            asked = {x["index"] for x in to_ask}
-            if set(verdicts) != asked and set(verdicts) == {i + 1 for i in asked}:
-                verdicts = {k - 1: v for k, v in verdicts.items()}  # the model counted from 1
+        for group in self._support_groups(to_ask, by_id):
+            got = self._support_call("support", group, by_id)
+            asked = {x["index"] for x in group}
+            if set(got) != asked and set(got) == {i + 1 for i in asked}:
+                got = {k - 1: v for k, v in got.items()}  # the model counted from 1
+            verdicts.update({k: v for k, v in got.items() if k in asked})
         out: list[SentenceSupport] = []
         for i, (s, c) in enumerate(zip(sentences, cites, strict=True)):
             if not c:
@@ -377,14 +473,62 @@ class OpenAIBackend:
         if not evidence_texts:
             return False, 0.0, "No evidence to support this claim."
         ev = [{"requirement_id": f"E{i + 1}", "exact_quote": t} for i, t in enumerate(evidence_texts)]
-        sentence = [{"index": 0, "text": claim, "cites": [e["requirement_id"] for e in ev]}]
-        schema = compact_schema(SupportReply)
-        reply = self._ask("claims", prompts.support_messages(sentence, ev, schema), SupportReply,
-                          self.settings.temperature_validate)
+        sentence = {"index": 0, "text": claim, "cites": [e["requirement_id"] for e in ev]}
+
+        def request(scale: float) -> tuple[list[dict[str, str]], dict[str, Any]]:
+            schema = self._support_schema([0], scale)
+            keep = list(ev)  # the best evidence first: drop from the end until the prompt fits
+            msgs = prompts.support_messages([sentence], keep, schema)
+            while len(keep) > 1 and not self._fits(msgs, self._max_tokens("claims")):
+                keep.pop()
+                msgs = prompts.support_messages([{**sentence, "cites": [e["requirement_id"] for e in keep]}], keep,
+                                                schema)
+            return msgs, schema
+
+        reply = self._ask("claims", request, SupportReply, self.settings.temperature_validate)
         v = next((x for x in reply.sentences if x.index in (0, 1)), None)
         if v is None:
             return False, 0.0, "LLM: no verdict for the claim."
         return v.supported, 1.0 if v.supported else 0.0, f"LLM: {v.reason or ('supported' if v.supported else 'unsupported')}"
+
+    def _support_schema(self, indexes: list[int], scale: float = 1.0, stage: str = "support") -> dict[str, Any]:
+        budget = self._max_tokens(stage)
+        per_item = max(60, min(200, budget * int(CHARS_PER_TOKEN) // max(1, len(indexes)) - 60))
+        return bounded_schema(SupportReply, {"sentences": {"maxItems": len(indexes)}, "index": {"enum": indexes},
+                                             "reason": {"maxLength": max(40, int(per_item * scale))}})
+
+    def _support_request(self, group: list[dict[str, Any]], by_id: dict[str, Evidence], scale: float
+                         ) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        used = sorted({i for x in group for i in x["cites"]})
+        ev = [{"requirement_id": i, "exact_quote": by_id[i].exact_quote} for i in used]
+        schema = self._support_schema([x["index"] for x in group], scale)
+        return prompts.support_messages(group, ev, schema), schema
+
+    def _support_groups(self, to_ask: list[dict[str, Any]], by_id: dict[str, Evidence]) -> list[list[dict[str, Any]]]:
+        """The sentences to check in groups whose prompt (sentences and the quotes they cite) fits
+        the model's context with room for the reply; one group when it all fits."""
+        groups: list[list[dict[str, Any]]] = []
+        for x in to_ask:
+            if groups and self._fits(self._support_request([*groups[-1], x], by_id, 1.0)[0], self._max_tokens("support")):
+                groups[-1].append(x)
+            else:
+                groups.append([x])
+        return groups
+
+    def _support_call(self, stage: str, group: list[dict[str, Any]], by_id: dict[str, Evidence]
+                      ) -> dict[int, SentenceVerdict]:
+        reply = self._ask(stage, lambda scale: self._support_request(group, by_id, scale), SupportReply,
+                          self.settings.temperature_validate)
+        return {v.index: v for v in reply.sentences}
+
+    def _fits(self, messages: list[dict[str, str]], budget: int) -> bool:
+        """Do these messages leave `budget` tokens for the reply in the model's context (estimated)?"""
+        return self._room(messages) >= budget
+
+    def _room(self, messages: list[dict[str, str]]) -> int:
+        """Tokens the model's context leaves for a reply after these messages (estimated, with the
+        chat template's per-message overhead)."""
+        return self.context_tokens() - sum(estimate_tokens(m["content"]) + 8 for m in messages) - 16
 
     def usage(self) -> dict[str, StageUsage]:
         with self._lock:
@@ -397,16 +541,27 @@ class OpenAIBackend:
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="quote_not_found",
                                 verification_rationale="The quote was not found verbatim in the document.",
                                 verifier=VERIFIER), None
-        schema = compact_schema(VerifyReply)
-        msgs = prompts.verify_messages(question, ev.requirement_id, ev.exact_quote, ev.section_heading, schema)
+
+        def request(scale: float) -> tuple[list[dict[str, str]], dict[str, Any]]:
+            schema = self._verify_schema(scale)
+            return prompts.verify_messages(question, ev.requirement_id, ev.exact_quote, ev.section_heading, schema), schema
+
         try:
-            llm = self._ask("verify", msgs, VerifyReply, self.settings.temperature_validate, label=ev.requirement_id)
+            llm = self._ask("verify", request, VerifyReply, self.settings.temperature_validate, label=ev.requirement_id)
         except BackendError as exc:  # already in usage()['verify'].raw_failures
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
         gate = judge.judge_requirement(question, ev.exact_quote, embed=self.embed, vocabulary=vocabulary) \
             if self.embed else judge.judge_requirement(question, ev.exact_quote, vocabulary=vocabulary)
         return self._combine(ev.requirement_id, llm, gate), None
+
+    def _verify_schema(self, scale: float = 1.0) -> dict[str, Any]:
+        """The verdict bounded to its budget: a rejection reason from the list, a short rationale."""
+        budget = self._max_tokens("verify")
+        reasons = sorted(REJECTION_REASONS - {"quote_not_found", "backend_error", "hash_mismatch"})
+        return bounded_schema(VerifyReply, {"rejection_reason": {"enum": [*reasons, None]},
+                                            "verification_rationale": {"maxLength": max(40, int(min(200, budget - 110)
+                                                                                                 * scale))}})
 
     @staticmethod
     def _combine(requirement_id: str, llm: VerifyReply, gate: Any) -> Verification:
@@ -437,17 +592,22 @@ class OpenAIBackend:
         return next((c for c in chunks if q in " ".join(c.text.lower().split())), None)
 
     # --- one structured call -----------------------------------------------------------------
-    def _ask(self, stage: str, messages: list[dict[str, str]], model: type[M], temperature: float,
-             label: str = "") -> M:
-        """Call, validate; on a malformed reply retry once with a note, then raise BackendError."""
-        msgs = list(messages)
+    def _ask(self, stage: str, request: Callable[[float], tuple[list[dict[str, str]], dict[str, Any]]],
+             model: type[M], temperature: float, label: str = "") -> M:
+        """Call, validate; on a malformed reply retry once, then raise BackendError. `request(scale)`
+        gives the messages and the reply schema sent; the retry asks for less (scale 0.5: fewer,
+        shorter items) with a note on what was wrong, and never carries the failed reply back, so
+        a retry is never longer than the first call and stays within the model's context."""
         problem, raw = "", ""
-        for attempt in range(2):
-            raw, finish = self._complete(stage, msgs, model, temperature, label)
+        for attempt, scale in enumerate((1.0, 0.5)):
+            msgs, schema = request(scale)
+            if attempt:
+                msgs = [*msgs, prompts.retry_note(problem)]
+            raw, finish = self._complete(stage, msgs, schema, model.__name__, temperature, label)
             problem = self._problem(raw, finish)
             if not problem:
                 try:
-                    return model.model_validate(json.loads(strip_code_fence(raw)))
+                    return model.model_validate(json.loads(strip_code_fence(raw), strict=False))  # raw newlines in strings: grammars allow them
                 except json.JSONDecodeError as exc:
                     problem = f"invalid JSON: {exc.msg} at char {exc.pos}"
                 except ValidationError as exc:
@@ -461,7 +621,6 @@ class OpenAIBackend:
                 return kept
             log.info("%s: malformed reply (attempt %d): %s", stage, attempt + 1, problem)
             self._record_failure(stage, f"{label}: {problem}" if label else problem, raw)
-            msgs = [*messages, {"role": "assistant", "content": raw[:4000]}, prompts.retry_note(problem)]
         raise BackendError(
             f"The model's {stage} reply was unusable after one retry ({problem}); the raw reply is kept in "
             f"the audit trail. Try a model that follows JSON instructions, or --backend rules.",
@@ -486,11 +645,10 @@ class OpenAIBackend:
             return FORM_NAMES[_ENDPOINT_FORM.get(self._endpoint, 0)]
 
     @staticmethod
-    def _form_kwargs(form: str, model: type[BaseModel]) -> dict[str, Any]:
-        schema = compact_schema(model)
+    def _form_kwargs(form: str, schema: dict[str, Any], name: str) -> dict[str, Any]:
         if form == "json_schema":
             return {"response_format": {"type": "json_schema",
-                                        "json_schema": {"name": model.__name__, "schema": schema, "strict": False}}}
+                                        "json_schema": {"name": name, "schema": schema, "strict": False}}}
         if form == "json_object+schema":
             return {"response_format": {"type": "json_object", "schema": schema}}
         if form == "json_schema_field":
@@ -549,18 +707,26 @@ class OpenAIBackend:
             raise box["exc"]
         return box["resp"]
 
-    def _complete(self, stage: str, messages: list[dict[str, str]], model: type[BaseModel],
+    def _complete(self, stage: str, messages: list[dict[str, str]], schema: dict[str, Any], name: str,
                   temperature: float, label: str = "") -> tuple[str, str | None]:
-        """One chat completion (the client retries 429/5xx/timeouts itself); errors → BackendError."""
+        """One chat completion (the client retries 429/5xx/timeouts itself); errors → BackendError.
+        The completion budget is the stage's, less what the prompt leaves of the context; a prompt
+        that leaves too little, or that the server says does not fit, raises _ContextOverflow (a
+        BackendError) for the caller to shrink."""
         while True:
             with _ENDPOINT_LOCK:
                 index = _ENDPOINT_FORM.get(self._endpoint, 0)
             form = FORM_NAMES[index]
-            kwargs: dict[str, Any] = {"model": self.model, "messages": messages, **self._form_kwargs(form, model)}
+            budget, room = self._max_tokens(stage), self._room(messages)
+            if room < min(budget, MIN_REPLY_TOKENS):
+                raise self._overflow(stage, f"the prompt (~{self.context_tokens() - room} tokens, estimated) leaves "
+                                            f"no room for a reply in the model's context of {self.context_tokens()} "
+                                            f"tokens", label)
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages, **self._form_kwargs(form, schema, name)}
             if self._send_temperature:
                 kwargs["temperature"] = temperature
             if self._send_max_tokens:
-                kwargs["max_tokens"] = self._max_tokens(stage)
+                kwargs["max_tokens"] = min(budget, room)
             t0 = time.perf_counter()
             try:
                 resp = self._create(kwargs)
@@ -570,6 +736,16 @@ class OpenAIBackend:
                                        label) from None
             except openai.APIStatusError as exc:
                 self._account(stage, time.perf_counter() - t0, form=form)
+                said = f"{exc.message} {_body_text(exc)}"
+                if exc.status_code in (400, 413, 422, 500) and any(w in said.lower() for w in _OVERFLOW_WORDS):
+                    n = next((int(m.group(1)) for r in _CTX_SAID if (m := r.search(said))), None)
+                    if n and n < self.context_tokens():
+                        with _ENDPOINT_LOCK:
+                            _ENDPOINT_CTX[self._endpoint] = n
+                        log.info("%s: %s says the model's context is %d tokens", stage, self.base_url, n)
+                    raise self._overflow(stage, f"the server says the prompt does not fit the model's context "
+                                                f"(HTTP {exc.status_code}: {_short(exc)})", label,
+                                         _body_text(exc)) from exc
                 if self._refused_form(index, exc):
                     self._record_failure(stage, f"structured output form {form} refused (HTTP {exc.status_code})",
                                          _body_text(exc))
@@ -599,6 +775,10 @@ class OpenAIBackend:
             if not choice.message.content and refusal:
                 return f"[refusal] {refusal}", "refusal"
             return choice.message.content or "", choice.finish_reason
+
+    def _overflow(self, stage: str, why: str, label: str = "", raw: str | None = None) -> _ContextOverflow:
+        self._record_failure(stage, f"{label + ': ' if label else ''}{why}; shrinking the request", raw)
+        return _ContextOverflow(f"{stage}: {why}", raw=raw)
 
     def _max_tokens(self, stage: str) -> int:
         """The stage's completion budget, at most a quarter of the model's context."""
@@ -647,14 +827,15 @@ class OpenAIBackend:
     def extract_batches(self, question: str | None, chunks: list[Chunk]) -> list[list[Chunk]]:
         """Chunks grouped so that each extract call fits the model's context with room for its
         reply; the pipeline calls extract once per group and reports progress between them."""
-        ctx = self.context_tokens()
-        overhead = estimate_tokens("".join(m["content"] for m in prompts.extract_messages(
-            question, [], compact_schema(ExtractReply))))
-        room = max(256, ctx - self._max_tokens("extract") - overhead - 64)
+        overhead = sum(estimate_tokens(m["content"]) + 8 for m in self._extract_request(question, [], 1.0)[0]) + 16
+        room = max(256, self.context_tokens() - self._max_tokens("extract") - overhead)
         batches: list[list[Chunk]] = []
         used = 0
         for c in chunks:
-            need = estimate_tokens(c.text) + estimate_tokens(c.chunk_id + (c.section_heading or "")) + 24
+            # the chunk as the prompt fences it (JSON, its id, heading and page) and its id in the schema's enum
+            need = estimate_tokens(json.dumps({"chunk_id": c.chunk_id, "section_heading": c.section_heading,
+                                               "page": c.page, "text": c.text}, ensure_ascii=False, indent=1)) \
+                + estimate_tokens(c.chunk_id) + 2
             if batches and used + need <= room:
                 batches[-1].append(c)
                 used += need
@@ -709,6 +890,11 @@ class OpenAIBackend:
         with self._lock:
             u = self._usage.setdefault(stage, StageUsage())
             u.raw_failures.append(f"{problem} | raw: {(raw or '')[:2000]}")
+
+
+class _ContextOverflow(BackendError):
+    """A request does not fit the model's context (estimated before sending, or said by the
+    server): extract shrinks it and asks again; elsewhere it is the stage's BackendError."""
 
 
 class _DeadlinePassed(Exception):

@@ -77,8 +77,7 @@ Rules:
 - NO facts, interpretation or conclusions beyond what the quotes say; no speculative words
   (likely, probably, may suggest, appears to).
 - If requirements conflict, present both with their IDs.
-- requirement_references: one entry per requirement used (requirement_id, used_in_answer,
-  statement); unused_requirements: IDs of verified requirements you did not use."""
+- Be brief: one short sentence per requirement used."""
 
 SUPPORT_ROLE = """You are a fact-checking expert. For each numbered sentence of a draft answer, decide
 whether it is fully supported by the evidence quotes it cites (and only those). A sentence is
@@ -128,6 +127,8 @@ def support_messages(sentences: list[dict[str, Any]], evidence: list[dict[str, A
 
 
 def retry_note(problem: str) -> dict[str, str]:
-    """Appended once after a malformed reply: say what was wrong, ask for the JSON again."""
+    """Appended once after a malformed reply (which is NOT sent back: a small model's context has
+    no room for it): say what was wrong, ask for the JSON again, shorter."""
     return {"role": "user",
-            "content": f"Your previous reply was not usable ({problem}). Reply again with only the JSON object."}
+            "content": f"Your previous reply was not usable ({problem}). Reply again with only the JSON object, "
+                       f"shorter: fewer items, shorter strings."}
