@@ -8,8 +8,9 @@ One workspace: the document is ingested and indexed first with the offline rules
 answers are the reference), then the openai backend's CLI call is timed, so the figures are the
 LLM's cost and not the embedding's. Reports per question: wall time, tokens and seconds per stage,
 the structured-output form negotiated, quotes extracted / anchored / verified, the fabrication
-rate (share of extracted quotes not found in the PDF), and overlap with the rules backend's
-verified quotes. Results go to stdout and bench/out/bench_local_llm.json."""
+rate (share of extracted quotes not found in the PDF), overlap with the rules backend's
+verified quotes, and what breaks issue 15's must-show (tests/backends/trail_checks.py: a failed
+stage, a verified quote that does not read back under its boxes, an unverified citation). Results go to stdout and bench/out/bench_local_llm.json."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 from tests.backends.llama_server import N_CTX, LlamaServer
+from tests.backends.trail_checks import problems
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT.parent / "shared" / "corpus" / "pdfs" / "regulatory" / "NIST.SP.800-171r2.pdf"
@@ -67,6 +69,7 @@ def summary(trail: dict, reference: dict | None) -> dict:
         "rules_verified": len(ref_quotes),
         "verified_also_by_rules": len(got_spans & ref_quotes),
         "failures": audit["failures"],
+        "must_show_problems": problems(trail, PDF),  # failed stages, quotes not read back, unverified citations
         "stage_timings": audit["stage_timings"],
         "usage": {k: {f: u[f] for f in ("calls", "prompt_tokens", "completion_tokens", "latency_s",
                                          "structured_output")} for k, u in audit["usage"].items()},
