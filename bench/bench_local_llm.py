@@ -65,14 +65,19 @@ def summary(trail: dict, reference: dict | None) -> dict:
         "fabricated": sum(1 for e in ext if not e["rects"]),
         "fabrication_rate": round(sum(1 for e in ext if not e["rects"]) / len(ext), 3) if ext else None,
         "verified": len(verified),
+        # the model's own verdicts on the quotes found in the PDF, before the rules gate
+        "llm_said_verified": sum(1 for v in trail["verified_requirements"] + trail["rejected_requirements"]
+                                 if v["verified"] or (v.get("verification_rationale") or "").startswith(
+                                     "Rules gate overrode the LLM's 'verified'")),
         "verified_quotes": [quotes[i] for i in sorted(verified)],
         "rules_verified": len(ref_quotes),
         "verified_also_by_rules": len(got_spans & ref_quotes),
         "failures": audit["failures"],
         "must_show_problems": problems(trail, PDF),  # failed stages, quotes not read back, unverified citations
         "stage_timings": audit["stage_timings"],
-        "usage": {k: {f: u[f] for f in ("calls", "prompt_tokens", "completion_tokens", "latency_s",
-                                         "structured_output")} for k, u in audit["usage"].items()},
+        "usage": {k: {**{f: u[f] for f in ("calls", "prompt_tokens", "completion_tokens", "latency_s",
+                                            "structured_output")}, "notes": [n[:160] for n in u["raw_failures"]]}
+                  for k, u in audit["usage"].items()},
         "final_answer": trail["final_answer"],
     }
 

@@ -133,6 +133,10 @@ def test_a_run_submitted_as_the_app_does_completes_with_progress_and_usage(env, 
     events = wb.job_events(job.job_id)
     assert not [e for e in events if e.status == "failed"]
     assert {e.stage for e in events if e.status == "done"} >= set(STAGES)
+    # three chunks do not fit one call in a 2048-token context: the Run page shows "2 of 3 chunks"
+    progress = [e.message for e in events if e.stage == "extract" and e.status == "progress"
+                and re.fullmatch(r"\d+ of 3 chunks", e.message)]
+    assert progress and progress[-1] == "3 of 3 chunks"
     [run_id] = info.run_ids
     trail = wb.audit_trail(run_id)
     assert problems(trail, contract) == []
