@@ -108,6 +108,24 @@ def test_ask_through_the_cli_completes_every_stage(env, llama, contract, tmp_pat
         assert audit["usage"]["verify"]["calls"] >= 1 and audit["usage"]["verify"]["latency_s"] > 0
 
 
+def test_without_the_context_setting_the_server_teaches_it_and_ask_still_completes(env, llama, contract, tmp_path,
+                                                                                  capsys):
+    """llama-cpp-python does not report its context; with the default setting (8192) the first
+    extract prompt is too long for n_ctx 2048, the server says so (HTTP 400, "maximum context length
+    is 2048 tokens"), and the backend learns it and splits the request: nothing fails."""
+    from workbench import cli
+
+    env.delenv("WORKBENCH_LLM_CONTEXT_TOKENS")
+    env.setenv("WORKBENCH_TOP_K", "8")
+    out = tmp_path / "trail.json"
+    code = cli.main(["ask", str(contract), "--question", CONTRACT_QUESTION, "--backend", "openai", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    trail = json.loads(out.read_text(encoding="utf-8"))
+    assert problems(trail, contract) == []
+    notes = trail["evidence_audit_trail"]["usage"]["extract"]["raw_failures"]
+    assert any(f"maximum context length is {llama.n_ctx} tokens" in n for n in notes), notes
+
+
 def test_verify_through_the_cli_asks_the_model_about_each_claim(env, llama, contract, capsys):
     from workbench import cli
 
