@@ -10,7 +10,15 @@ The LLM proposes, the workbench checks:
 - support gates the LLM's sentence verdicts with `judge_sentence` the same way.
 
 Replies are JSON validated against pydantic models; a malformed reply (invalid JSON, wrong
-schema, empty, truncated) gets one retry, then the stage raises `BackendError(raw=...)`.
+schema, empty, truncated) gets one retry, then the stage raises `BackendError(raw=...)`. The
+retry never carries the failed reply back: it asks for less (fewer, shorter items), so it is
+never longer than the first call.
+
+Small models (a 135M model in a 2048-token context is tested for real): the schema sent with each
+call is bounded to the stage's completion budget (`bounded_schema`: maxItems, maxLength, enums),
+so a server that compiles it into a grammar ends the reply within the budget; prompts are sized to
+the model's context (`context_tokens`: what the server reports, else the setting, else what the
+server says when a prompt is too long, after which the request is split or cut, never dropped).
 HTTP retries (429 honouring Retry-After, 5xx, timeouts) are the client's own bounded,
 exponential back-off (`settings.llm_max_retries`); 401/403/404 fail at once with advice.
 Every call, retries included, has ONE overall deadline (`settings.llm_timeout`).
