@@ -9,7 +9,8 @@ answers are the reference), then the openai backend's CLI call is timed, so the 
 LLM's cost and not the embedding's. Reports per question: wall time, tokens and seconds per stage,
 the structured-output form negotiated, quotes extracted / anchored / verified, the fabrication
 rate (share of extracted quotes not found in the PDF), overlap with the rules backend's
-verified quotes, and what breaks issue 15's must-show (tests/backends/trail_checks.py: a failed
+verified quotes, extraction recall against them (the engine's verified spans that a quote the
+model proposed overlaps), and what breaks issue 15's must-show (tests/backends/trail_checks.py: a failed
 stage, a verified quote that does not read back under its boxes, an unverified citation). Results go to stdout and bench/out/bench_local_llm.json."""
 
 from __future__ import annotations
@@ -57,6 +58,12 @@ def summary(trail: dict, reference: dict | None) -> dict:
         ref_ext = {e["requirement_id"]: e for e in reference["extracted_requirements"]}
         ref_quotes = {ref_ext[v["requirement_id"]]["start"] for v in reference["verified_requirements"]}
     got_spans = {e["start"] for e in ext if e["requirement_id"] in verified and e["start"] is not None}
+    # extraction recall against the engine: its verified spans that a quote the model proposed (and
+    # that was found in the PDF) overlaps, whatever the model's verdict on it
+    ref_spans = [(ref_ext[v["requirement_id"]]["start"], ref_ext[v["requirement_id"]]["end"])
+                 for v in reference["verified_requirements"]] if reference else []
+    found = [(e["start"], e["end"]) for e in ext if e["rects"] and e["start"] is not None]
+    recalled = sum(1 for a, b in ref_spans if any(s < b and a < t for s, t in found))
     return {
         "question": trail["question"],
         "result": trail.get("result") or trail["grounding_confidence"],
@@ -72,6 +79,8 @@ def summary(trail: dict, reference: dict | None) -> dict:
         "verified_quotes": [quotes[i] for i in sorted(verified)],
         "rules_verified": len(ref_quotes),
         "verified_also_by_rules": len(got_spans & ref_quotes),
+        "rules_verified_extracted_by_model": recalled,
+        "extraction_recall_vs_rules": round(recalled / len(ref_spans), 3) if ref_spans else None,
         "failures": audit["failures"],
         "must_show_problems": problems(trail, PDF),  # failed stages, quotes not read back, unverified citations
         "stage_timings": audit["stage_timings"],
