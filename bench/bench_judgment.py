@@ -21,7 +21,7 @@
      fact gate (`judge_support`).
 3. Warm latency of `judge_support` for one claim against 10 and 20 spans.
 
-    PYTHONPATH=. .venv/bin/python bench/bench_judgment.py [--docs N] [--skip-nli]
+    PYTHONPATH=. .venv/bin/python bench/bench_judgment.py [--docs N] [--skip-nli] [--model-dir DIR]
 """
 
 from __future__ import annotations
@@ -179,7 +179,10 @@ def main(argv=None) -> int:
     ap.add_argument("--docs", type=int, default=None, help="first N ContractNLI documents only")
     ap.add_argument("--skip-nli", action="store_true")
     ap.add_argument("--pool", type=int, default=20, help="ContractNLI candidates per hypothesis (BM25's best)")
+    ap.add_argument("--model-dir", default=None, help="a model folder other than the committed one (a candidate)")
     args = ap.parse_args(argv)
+    if args.model_dir:
+        M.MODEL_DIR = Path(args.model_dir)
     t0 = time.perf_counter()
     M.get_scorer()
     print(f"model load: {time.perf_counter() - t0:.2f} s; files {M.MODEL_DIR}")

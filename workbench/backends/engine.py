@@ -45,8 +45,11 @@ class Judge(Protocol):
 
 @lru_cache(maxsize=1)
 def get_judge() -> Judge:
-    """The judge ask and verify share. The stand-in until a trained model beats it held out
-    (workbench.judgment.ModelJudge is committed but weaker than BM25 on ContractNLI dev)."""
+    """The judge ask and verify share. The lexical stand-in: the trained cross-encoder
+    (workbench.judgment.ModelJudge, committed) ranks contract clauses far better held out, but it
+    learned contract wording and misses plain regulatory answers ("What must employees use for
+    remote access sessions?" scores 0.21 against the sentence that says so); see BENCHMARKS.md
+    "Judgment model"."""
     return LexicalJudge()
 
 

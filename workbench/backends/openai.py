@@ -4,10 +4,11 @@ Ollama, vLLM, llama.cpp, LM Studio) through the official `openai` client.
 The LLM proposes, the workbench checks:
 - extract returns Candidates WITHOUT offsets, so the pipeline must find every quote verbatim
   in the PDF (otherwise `quote_not_found`);
-- verify runs the rules judge (`backends.judge`) as a hard gate after the LLM's verdict, so the
-  LLM can only reject more, never verify what the rules reject;
+- verify runs the offline engine's judgment (`backends.engine.judge_quote`: the trained
+  relevance model and the gates, as `ask` with the rules backend and `verify` use) as a hard
+  gate after the LLM's verdict, so the LLM can only reject more, never verify what it rejects;
 - compose drops cited IDs that are not verified evidence (and sentences left citing nothing);
-- support gates the LLM's sentence verdicts with `judge_sentence` the same way.
+- support gates the LLM's sentence verdicts with the engine's `sentence_support` the same way.
 
 Replies are JSON validated against pydantic models; a malformed reply (invalid JSON, wrong
 schema, empty, truncated) gets one retry, then the stage raises `BackendError(raw=...)`. The
@@ -38,13 +39,14 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 from typing import Any, TypeVar, get_args
 
 import httpx
 import openai
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from workbench.backends import judge, prompts
+from workbench.backends import engine, prompts
 from workbench.backends.base import ExtractContext
 from workbench.config import Settings
 from workbench.errors import BackendError, ConfigError
@@ -385,7 +387,7 @@ class OpenAIBackend:
             return []
         workers = min(self.settings.llm_max_concurrency, len(evidence))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="wb-verify") as pool:
-            results = list(pool.map(lambda e: self._verify_one(question, e, judge, vocabulary), evidence))
+            results = list(pool.map(lambda e: self._verify_one(question, e), evidence))
         errors = [err for _, err in results if err is not None]
         if errors and len(errors) == len(evidence):
             first = errors[0]
@@ -462,7 +464,7 @@ class OpenAIBackend:
                                            reason="Cites no verified evidence."))
                 continue
             v = verdicts.get(i)
-            ok, _score, rule_reason = judge.judge_sentence(strip_citations(s), [by_id[x].exact_quote for x in c])
+            ok, _score, rule_reason = engine.sentence_support(strip_citations(s), [by_id[x].exact_quote for x in c])
             if v is None:
                 supported, reason = False, "The model gave no verdict for this sentence."
             elif not v.supported:
@@ -476,7 +478,7 @@ class OpenAIBackend:
 
     def claim_support(self, claim: str, evidence_texts: list[str]) -> tuple[bool, float, str]:
         """The LLM's verdict on a user's claim against retrieved evidence texts, in the shape of
-        judge.judge_sentence, for `workbench verify --backend openai`. The caller ANDs it with
+        engine.sentence_support, for `workbench verify --backend openai`. The caller ANDs it with
         its rules verdict, so the LLM can only reject more. No evidence → unsupported, no call."""
         if not evidence_texts:
             return False, 0.0, "No evidence to support this claim."
@@ -543,8 +545,7 @@ class OpenAIBackend:
             return {k: v.model_copy(deep=True) for k, v in self._usage.items()}
 
     # --- verify internals ---------------------------------------------------------------------
-    def _verify_one(self, question: str, ev: Evidence, judge: Any, vocabulary: frozenset[str] | None = None
-                    ) -> tuple[Verification, BackendError | None]:
+    def _verify_one(self, question: str, ev: Evidence) -> tuple[Verification, BackendError | None]:
         if ev.span is None:
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="quote_not_found",
                                 verification_rationale="The quote was not found verbatim in the document.",
@@ -559,8 +560,10 @@ class OpenAIBackend:
         except BackendError as exc:  # already in usage()['verify'].raw_failures
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
-        gate = judge.judge_requirement(question, ev.exact_quote, embed=self.embed, vocabulary=vocabulary) \
-            if self.embed else judge.judge_requirement(question, ev.exact_quote, vocabulary=vocabulary)
+        q = engine.judge_quote(question, ev.exact_quote,
+                               float(engine.SCORES("relevance", question, [ev.exact_quote])[0]))
+        gate = SimpleNamespace(verified=q.verified, score=q.score, rejection_reason=q.reason,
+                               verification_rationale=q.rationale)
         return self._combine(ev.requirement_id, llm, gate), None
 
     def _verify_schema(self, scale: float = 1.0) -> dict[str, Any]:
