@@ -300,12 +300,13 @@ def cuad_pairs(rng: random.Random):
         if not keep:
             continue
         bm = BM25([texts[i] for i in keep])
+        gold_of = {r["category"]: [i for i in keep if overlaps(spans[i], gold_ranges(doc, r["clauses"]))]
+                   for r in by_doc[name] if r["category"] in QUESTIONS and r["clauses"]}
         for r in by_doc[name]:
             cat = r["category"]
             if cat not in QUESTIONS:
                 continue
-            golds = gold_ranges(doc, r["clauses"])
-            pos = [i for i in keep if overlaps(spans[i], golds)]
+            pos = gold_of.get(cat, [])
             if r["clauses"] and not pos:
                 continue  # gold not located: no trustworthy pairs
             q = rng.choice(QUESTIONS[cat])
@@ -317,6 +318,13 @@ def cuad_pairs(rng: random.Random):
             if pos:
                 p = rng.choice(pos)
                 yield dict(base, kind="rel", a=q, b=texts[p], label=1)
+                if len(pos) > 1 and split == "train":  # another gold sentence, asked another way
+                    yield dict(base, kind="rel", a=rng.choice(QUESTIONS[cat]), b=texts[rng.choice(pos)], label=1)
+                # another category's clause in the same contract: legal, on a neighbouring topic,
+                # and not an answer (what keeps an off-topic question from finding "evidence")
+                neighbours = [i for c, g in gold_of.items() if c != cat for i in g if i not in pos]
+                if neighbours:
+                    yield dict(base, kind="rel", a=q, b=texts[rng.choice(neighbours)], label=0)
                 hard = negs[:2] if split != "train" else rng.sample(negs[:4], min(2, len(negs[:4])))
                 for n in hard:
                     yield dict(base, kind="rel", a=q, b=texts[n], label=0)
@@ -342,11 +350,64 @@ def cuad_pairs(rng: random.Random):
                     yield dict(base, kind="sup", a=c, b=texts[p], label=1, rel=1)
                     if negs:
                         yield dict(base, kind="sup", a=c, b=texts[negs[0]], label=0, rel=0)
-            elif negs and rng.random() < 0.25:
+            elif negs and rng.random() < 0.5:
                 # the category is absent: the most similar sentences do not answer
                 yield dict(base, kind="rel", a=q, b=texts[negs[0]], label=0)
                 if cat in CLAIMS:
                     yield dict(base, kind="sup", a=rng.choice(CLAIMS[cat]), b=texts[negs[0]], label=0, rel=0)
+
+
+# Questions and claims no contract answers (science, medicine, sport, cooking, geography,
+# computing): against a contract's sentences, even its most similar ones, they are neither
+# relevant nor supported. Without them every question the model saw was a contract question,
+# and a generic clause ("The parties agree as follows") looked like an answer to anything.
+OFF_TOPIC = [
+    "What is the melting point of tungsten?", "How many moons does Jupiter have?",
+    "What dose of paracetamol is safe for children?", "Who won the 1998 football world cup?",
+    "How long should pasta be boiled?", "What is the capital of Australia?",
+    "Which vaccine schedule is recommended for infants?", "How does photosynthesis work?",
+    "What is the boiling point of water at high altitude?", "How do I reset a forgotten router password?",
+    "What causes the seasons on Earth?", "Which programming language is fastest for numerical code?",
+    "How should multifactor authentication be configured for remote access?",
+    "What were the findings of the clinical trial on hepatitis C treatment?",
+    "How tall is Mount Everest?", "What is the half-life of carbon-14?",
+    "Which species of birds migrate across the Sahara?", "How many players are on a rugby team?",
+    "What temperature should chicken be cooked to?", "When did the Roman Empire fall?",
+    "What is the speed of light in a vacuum?", "How are earthquakes measured?",
+    "Which antibiotics treat tuberculosis?", "What is the population of Brazil?",
+    "How should audit logs be reviewed and retained for information systems?",
+    "What is the recommended daily intake of vitamin D?", "How do solar panels generate electricity?",
+    "Who painted the Sistine Chapel ceiling?", "What is the tallest tree species?",
+    "How is blood pressure measured?",
+]
+OFF_TOPIC_CLAIMS = [
+    "Tungsten melts at 3,422 degrees Celsius.", "Jupiter has 95 known moons.",
+    "Children may take paracetamol every four hours.", "Pasta should be boiled for ten minutes.",
+    "Canberra is the capital of Australia.", "Water boils at a lower temperature at high altitude.",
+    "Chicken must be cooked to 74 degrees Celsius.", "The speed of light is about 300,000 km per second.",
+    "Mount Everest is 8,849 metres tall.", "Adults need 600 IU of vitamin D per day.",
+]
+
+
+def off_topic_pairs(rng: random.Random):
+    """Off-topic questions and claims against contract sentences (the BM25-closest and a random
+    one), negative on both outputs; split by contract like the rest."""
+    rows = [json.loads(line) for line in (CORPUS / "cuad-train" / "labels.jsonl").read_text().splitlines()]
+    for name in sorted({r["txt"] for r in rows}):
+        split = split_of(name)
+        doc, spans = sentences((CORPUS / "cuad-train" / name).read_text(errors="replace"))
+        texts = [doc[s:e] for s, e in spans if len(doc[s:e].split()) >= 4]
+        if not texts:
+            continue
+        bm = BM25(texts)
+        base = dict(split=split, doc=name, cat="off-topic")
+        for q in rng.sample(OFF_TOPIC, 3):
+            sc = bm.scores(q)
+            best = max(range(len(texts)), key=lambda j: sc[j])
+            yield dict(base, kind="rel", a=q, b=texts[best], label=0)
+            yield dict(base, kind="rel", a=q, b=rng.choice(texts), label=0)
+        c = rng.choice(OFF_TOPIC_CLAIMS)
+        yield dict(base, kind="sup", a=c, b=rng.choice(texts), label=0, rel=0)
 
 
 def nli_pairs(rng: random.Random, path: Path, hyps: set[str] | None, split: str):
@@ -379,6 +440,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(ROOT / "train" / "out" / "pairs.jsonl"))
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--continuation", default=None, help="also write the second run's pairs (off-topic + replay) here")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     out = Path(args.out)
@@ -388,12 +450,32 @@ def main(argv=None) -> int:
         for row in cuad_pairs(rng):
             n[(row["split"], row["kind"], row["label"])] += 1
             f.write(json.dumps(row) + "\n")
+        for row in off_topic_pairs(rng):
+            n[(row["split"], row["kind"], row["label"])] += 1
+            f.write(json.dumps(row) + "\n")
         for row in nli_pairs(rng, CORPUS / "contract-nli" / "train_truncated.json", TRAIN_HYPS, "train"):
             n[(row["split"], row["kind"], row["label"])] += 1
             f.write(json.dumps(row) + "\n")
     for k in sorted(n):
         print(*k, n[k])
+    if args.continuation:
+        continuation(out, Path(args.continuation))
     return 0
+
+
+def continuation(pairs: Path, out: Path, seed: int = 5) -> None:
+    """The second training run's pairs: every off-topic training pair, with a replay sample of
+    the rest (3,500 relevance, 1,800 support, 700 ContractNLI) so the first run is not forgotten."""
+    rng = random.Random(seed)
+    rows = [json.loads(line) for line in pairs.read_text().splitlines()]
+    train = [r for r in rows if r["split"] == "train"]
+    rest = [r for r in train if r["cat"] != "off-topic"]
+    rng.shuffle(rest)
+    mix = [r for r in train if r["cat"] == "off-topic"]
+    for kind, k in (("rel", 3500), ("sup", 1800), ("nli", 700)):
+        mix += [r for r in rest if r["kind"] == kind][:k]
+    out.write_text("".join(json.dumps(r) + "\n" for r in mix))
+    print(f"continuation pairs: {len(mix)} -> {out}")
 
 
 if __name__ == "__main__":
