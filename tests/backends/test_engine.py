@@ -190,7 +190,7 @@ class _TrustingLLM:
                 return [Candidate(exact_quote=q, chunk_id=chunks[0].chunk_id, document_id=chunks[0].document_id)
                         for q in quotes]
 
-            def verify(self, question, evidence, vocabulary=None):
+            def verify(self, question, evidence):
                 return [Verification(requirement_id=e.requirement_id, verified=True, score=0.95,
                                      verification_rationale="the model believes it", verifier="trusting")
                         for e in evidence]

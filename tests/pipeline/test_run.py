@@ -160,7 +160,7 @@ def test_revise_loop_is_bounded_and_drops_uncited_and_speculative_sentences(poli
 
 def test_a_failing_verifier_is_recorded_and_the_run_fails_safe(policy, settings):
     class Broken(RulesBackend):
-        def verify(self, question, evidence, vocabulary=None):
+        def verify(self, question, evidence):
             raise BackendError("verifier timed out", raw="<html>504</html>")
 
     run = ask(REMOTE_Q, [policy], settings, backend=Broken(settings))
@@ -255,7 +255,7 @@ def test_verify_runs_in_batches_with_progress_and_a_failing_batch_only_fails_its
     class SecondBatchFails(RulesBackend):
         calls = 0
 
-        def verify(self, question, evidence, vocabulary=None):
+        def verify(self, question, evidence):
             type(self).calls += 1
             if type(self).calls == 2:
                 raise BackendError("rate limited")

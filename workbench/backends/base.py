@@ -15,11 +15,8 @@ class Backend(Protocol):
     def extract(self, question: str | None, chunks: list[Chunk], context: ExtractContext) -> list[Candidate]:
         """Verbatim requirement quotes from the chunks; question None inventories all."""
 
-    def verify(self, question: str, evidence: list[Evidence], vocabulary: frozenset[str] | None = None
-               ) -> list[Verification]:
-        """One verdict per evidence item (seed 000's three criteria). `vocabulary`: the searched
-        documents' stemmed terms (judge.document_vocabulary), so a question word the documents
-        never use does not count against every quote."""
+    def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
+        """One verdict per evidence item (seed 000's three criteria)."""
 
     def compose(self, question: str, verified: list[Evidence], feedback: list[str] | None = None) -> Draft:
         """An answer only from verified evidence, every statement citing [REQ-…] IDs.

@@ -378,8 +378,7 @@ class OpenAIBackend:
         text = text[: text.rfind(" ")] if " " in text[limit // 2:] else text
         return chunk.model_copy(update={"text": text, "end": chunk.start + len(text)})
 
-    def verify(self, question: str, evidence: list[Evidence], vocabulary: frozenset[str] | None = None
-               ) -> list[Verification]:
+    def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
         """One LLM call per item, at most llm_max_concurrency in flight; each verdict then
         passes the rules gate. An item whose call fails is rejected `backend_error` (its raw
         reply is kept in usage()['verify'].raw_failures); if every call fails, the stage raises."""
@@ -443,7 +442,7 @@ class OpenAIBackend:
         )
 
     def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
-        """Seed 004's validate step; a sentence is supported only if the LLM AND judge_sentence
+        """Seed 004's validate step; a sentence is supported only if the LLM AND the engine's sentence_support
         say so, judged against the quotes it cites that are in `evidence`."""
         if not sentences:
             return []

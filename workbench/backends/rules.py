@@ -377,11 +377,9 @@ class RulesBackend:
                                          extraction_confidence=conf, start=qs, end=qe))
         return out
 
-    def verify(self, question: str, evidence: list[Evidence], vocabulary: frozenset[str] | None = None
-               ) -> list[Verification]:
+    def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
         """Seed 000's three criteria (engine.judge_quote): learned relevance to the question,
-        then the hard gates (hedging, a quote cut mid-sentence, a reference outside the quote).
-        `vocabulary` is not needed: relevance is learned, not counted in shared words."""
+        then the hard gates (hedging, a quote cut mid-sentence, a reference outside the quote)."""
         t0 = time.perf_counter()
         if len(self._relevance) > 50_000 or len(self._trimmed) > 50_000:  # bounded: one backend serves many runs
             self._relevance.clear()

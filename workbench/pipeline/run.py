@@ -89,12 +89,11 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, ParsedDoc],
                 requirement_id=e.requirement_id, verified=False, rejection_reason="hash_mismatch", verifier="pipeline",
                 verification_rationale="The document's text at the span no longer matches the quote and its SHA-256.")
     got: dict[str, Verification] = {}
-    vocabulary = _vocabulary(docs)
     for i in range(0, len(intact), VERIFY_BATCH):
         batch = intact[i:i + VERIFY_BATCH]
         asked = {e.requirement_id for e in batch}
         try:
-            got.update({v.requirement_id: v for v in backend.verify(question, batch, vocabulary=vocabulary)
+            got.update({v.requirement_id: v for v in backend.verify(question, batch)
                         if v.requirement_id in asked})
         except BackendError as exc:
             _failure(run, "verify", exc)
@@ -144,14 +143,6 @@ def _whole_unit(e: Evidence, doc: ParsedDoc | None, v: Verification) -> Verifica
                                 "verification_rationale": f"Not a whole sentence: {why}. (The {v.verifier} verifier "
                                                           f"had said: {v.verification_rationale})",
                                 "score": round(min(v.score or 0.0, 0.6 * (v.score or 0.0)), 4)})
-
-
-def _vocabulary(docs: dict[str, ParsedDoc]) -> frozenset[str]:
-    """The searched documents' terms, for the verifier's relevance check (cached per document)."""
-    from workbench.backends.judge import document_vocabulary
-
-    return frozenset().union(*(d.derived("judge.vocabulary", lambda d=d: document_vocabulary(d.text))
-                               for d in docs.values()))
 
 
 def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend: Backend, run: Run) -> Draft:
