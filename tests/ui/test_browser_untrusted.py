@@ -102,11 +102,29 @@ def hostile_model(body):
     return completion({"sentences": [{"index": i, "supported": True} for i in range(n)]})
 
 
+SHADOW_TEXT = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) {
+        for (const n of el.shadowRoot.children) {
+          if (n.tagName !== 'STYLE' && n.tagName !== 'SCRIPT') out.push(n.innerText || '');
+        }
+        walk(el.shadowRoot);
+      }
+    }
+  };
+  walk(document);
+  return out.join('\\n');
+}"""
+
+
 def everything_shown(page) -> str:
     """The text of the page and of every frame in it (the evidence grid is an iframe), as a reader
     sees it: without the invisible word joiners (U+2060) that workbench.ui.safe puts between
-    Markdown characters in labels."""
-    out = [page.locator("body").inner_text(timeout=5_000)]
+    Markdown characters in labels. Components with isolated styles (the answer with its chips)
+    live in shadow roots, which `innerText` does not enter: their text is read too."""
+    out = [page.locator("body").inner_text(timeout=5_000), page.evaluate(SHADOW_TEXT)]
     for frame in (f for f in page.frames if f != page.main_frame):
         with contextlib.suppress(Exception):  # a frame that went away while reading
             out.append(frame.locator("body").inner_text(timeout=5_000))
