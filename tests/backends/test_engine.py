@@ -344,3 +344,24 @@ def test_bibliography_entries_are_not_candidate_evidence():
             return "References"
 
     assert engine.units_for("Who should be treated?", Context(), {"d": [(0, 120)]}) == []
+
+
+def test_the_lexical_judge_embeds_a_unit_once_however_many_claims_ask_about_it():
+    import numpy as np
+
+    from workbench.backends.engine import LexicalJudge
+
+    asked: list[str] = []
+
+    def embed(texts):
+        asked.extend(texts)
+        return np.array([[len(t) % 7 + 1.0, 1.0] for t in texts]) / 10
+
+    judge = LexicalJudge(embed=embed, max_vectors=3)
+    spans = ["Either party may terminate on sixty days notice.", "This Agreement is governed by Virginia law."]
+    first = judge.support("A party may terminate on notice.", spans)
+    assert judge.support("A party may terminate on notice.", spans).tolist() == first.tolist()
+    judge.support("Virginia law governs.", spans)
+    assert sorted(asked) == sorted(["A party may terminate on notice.", *spans, "Virginia law governs."])
+    judge.support("Another claim.", spans)  # over max_vectors: the least recently used vector goes
+    assert len(judge._vectors) == 3

@@ -16,6 +16,7 @@ Rationales are written for a reviewer: words as written, never stems."""
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -57,15 +58,36 @@ class LexicalJudge:
     """Stand-in judge without a trained model: term coverage of the question or claim in the
     span, lifted by MiniLM cosine, squashed to a probability. Coarse; the cross-encoder replaces it."""
 
-    def __init__(self, embed=None):
+    def __init__(self, embed=None, max_vectors: int = 8_000):
         self._embed = embed
+        self.max_vectors = max_vectors
+        # vectors by embedded text: the units of a document recur from claim to claim and question
+        # to question, and embedding them again was 90 % of a warm `verify` (LRU, ~12 MB when full)
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()  # runs in background jobs share the judge
 
-    def _cos(self, text: str, spans: list[str]) -> np.ndarray:
+    def _vecs(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            return self._vecs_locked(texts)
+
+    def _vecs_locked(self, texts: list[str]) -> np.ndarray:
         if self._embed is None:
             from workbench.index.embed import embed_texts
 
             self._embed = embed_texts
-        v = self._embed([embed_form(text)] + [embed_form(s) for s in spans])
+        todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if todo:
+            for t, v in zip(todo, np.asarray(self._embed(todo), dtype=np.float32), strict=True):
+                self._vectors[t] = v
+        for t in texts:
+            self._vectors.move_to_end(t)
+        out = np.stack([self._vectors[t] for t in texts])
+        while len(self._vectors) > self.max_vectors:
+            self._vectors.popitem(last=False)
+        return out
+
+    def _cos(self, text: str, spans: list[str]) -> np.ndarray:
+        v = self._vecs([embed_form(text)] + [embed_form(s) for s in spans])
         return np.asarray(v[1:] @ v[0], dtype=np.float64)
 
     def _score(self, text: str, spans: list[str], bias: float) -> np.ndarray:
