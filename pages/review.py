@@ -28,12 +28,18 @@ ids = [s.evidence.requirement_id for s in items]
 by_id = {s.evidence.requirement_id: s for s in items}
 wanted = st.session_state.get(state.EVIDENCE)
 if wanted and wanted not in by_id:
-    st.warning(f"The evidence named in the link ({safe.text(wanted)}) is not part of this run; "
-               f"showing {safe.text(ids[0])} instead.")
+    # kept until another item is chosen: the reruns that follow (viewer, grid) must not hide it
+    st.session_state["review_missing_link"] = (run.run_id, wanted, ids[0])
     wanted = None
 if not wanted:
     state.select_evidence(run.run_id, ids[0])
     wanted = ids[0]
+missing = st.session_state.get("review_missing_link")
+if missing and missing[0] == run.run_id and missing[2] == wanted:
+    st.warning(f"The evidence named in the link ({safe.text(missing[1])}) is not part of this run; "
+               f"showing {safe.text(missing[2])} instead.")
+elif missing:
+    del st.session_state["review_missing_link"]
 current = by_id[wanted]
 state.write_query_params(run.run_id, wanted)
 docs = {d.id: d for d in wb.documents()}

@@ -217,7 +217,8 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         page.goto(f"{url}review?run={urllib.parse.quote(run_id)}&evidence={urllib.parse.quote(DEEP_LINK)}")
         page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
         wait_text(page, f"The evidence named in the link ({DEEP_LINK}) is not part of this run")
-        streamlit_idle(page)
+        streamlit_idle(page)  # the reruns that follow (viewer, grid) keep the message on screen
+        assert f"The evidence named in the link ({DEEP_LINK}) is not part of this run" in everything_shown(page)
         assert_nothing_rendered(page, "Review (deep link)")
         page.close()
     assert outside == [], f"the browser asked hosts other than 127.0.0.1: {outside}"
