@@ -39,7 +39,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from types import SimpleNamespace
 from typing import Any, TypeVar, get_args
 
 import httpx
@@ -561,9 +560,7 @@ class OpenAIBackend:
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
         q = engine.judge_quote(question, ev.exact_quote,
                                float(engine.SCORES("relevance", question, [ev.exact_quote])[0]))
-        gate = SimpleNamespace(verified=q.verified, score=q.score, rejection_reason=q.reason,
-                               verification_rationale=q.rationale)
-        return self._combine(ev.requirement_id, llm, gate), None
+        return self._combine(ev.requirement_id, llm, q), None
 
     def _verify_schema(self, scale: float = 1.0) -> dict[str, Any]:
         """The verdict bounded to its budget: a rejection reason from the list, a short rationale."""
@@ -574,7 +571,7 @@ class OpenAIBackend:
                                                                                                  * scale))}})
 
     @staticmethod
-    def _combine(requirement_id: str, llm: VerifyReply, gate: Any) -> Verification:
+    def _combine(requirement_id: str, llm: VerifyReply, gate: engine.QuoteVerdict) -> Verification:
         """The LLM can only reject more: verified only when the LLM and the rules gate agree."""
         llm_score = llm.score if llm.score is not None else (1.0 if llm.verified else 0.0)
         score = round(min(llm_score, float(gate.score)), 4)
@@ -585,15 +582,15 @@ class OpenAIBackend:
         if not llm.verified or reason is not None:
             return Verification(requirement_id=requirement_id, verified=False,
                                 rejection_reason=reason or "does_not_address_question",
-                                verification_rationale=f"LLM rejected: {llm_says} | rules: {gate.verification_rationale}",
+                                verification_rationale=f"LLM rejected: {llm_says} | rules: {gate.rationale}",
                                 score=score, verifier=VERIFIER)
         if not gate.verified:
-            return Verification(requirement_id=requirement_id, verified=False, rejection_reason=gate.rejection_reason,
+            return Verification(requirement_id=requirement_id, verified=False, rejection_reason=gate.reason,
                                 verification_rationale=f"Rules gate overrode the LLM's 'verified': "
-                                                       f"{gate.verification_rationale} | LLM: {llm_says}",
+                                                       f"{gate.rationale} | LLM: {llm_says}",
                                 score=score, verifier=VERIFIER)
         return Verification(requirement_id=requirement_id, verified=True,
-                            verification_rationale=f"LLM: {llm_says} | rules: {gate.verification_rationale}",
+                            verification_rationale=f"LLM: {llm_says} | rules: {gate.rationale}",
                             score=score, verifier=VERIFIER)
 
     @staticmethod
