@@ -317,6 +317,26 @@ def test_a_table_cell_or_heading_is_not_a_unit_but_an_all_caps_clause_is():
     assert engine.fit_unit(clause, 0, len(clause), set(), 10, 40) == (0, len(clause), False)
 
 
+@pytest.mark.parametrize("unit", [
+    # WHO 2022 hepatitis C guideline: a section heading in capitals, a sub-heading without a
+    # verb, a line cut off by the page layout; each was verified as "evidence" before
+    "TREATMENT FOR ADULTS, ADOLESCENTS AND CHILDREN (≥3 YEARS)",
+    "Use of laboratory-based HCV core antigen for detection of viraemic HCV infection",
+    "However, effective linkage to hepatitis care",
+])
+def test_headings_and_broken_lines_are_not_units(unit):
+    assert engine.fit_unit(unit, 0, len(unit), set(), 10, 40) is None
+
+
+@pytest.mark.parametrize("unit", [
+    "Each contractor shall retain the records required by Section 3.2",  # its full stop lost to a section number
+    "(ii) is already known to the Receiving Party at the time of disclosure; or",  # a list item
+    "3.1.12 Monitor and control remote access sessions.",
+])
+def test_statements_without_a_full_stop_or_a_capital_are_still_units(unit):
+    assert engine.fit_unit(unit, 0, len(unit), set(), 10, 40) is not None
+
+
 # --- what is never evidence ------------------------------------------------------------------
 def test_bibliography_entries_are_not_candidate_evidence():
     # entries of the WHO guideline's reference list (real text); a stand-in judge verified one
@@ -365,3 +385,34 @@ def test_the_lexical_judge_embeds_a_unit_once_however_many_claims_ask_about_it()
     assert sorted(asked) == sorted(["A party may terminate on notice.", *spans, "Virginia law governs."])
     judge.support("Another claim.", spans)  # over max_vectors: the least recently used vector goes
     assert len(judge._vectors) == 3
+
+
+# --- polarity: a claim that negates what the passage affirms ------------------------------------
+def test_a_claim_negating_the_passage_is_not_supported_and_says_why():
+    span = "Employees must use the approved virtual private network for remote access sessions."
+    v = engine.judge_claim("Employees must not use the approved virtual private network.", [span],
+                           engine.SCORES("support", "Employees must not use the approved virtual private network.", [span]))
+    assert not v.supported
+    assert "'must not use'" in v.reason and "'must use'" in v.reason
+
+
+def test_an_unrelated_not_never_flips_a_verdict():
+    # "not" negates another verb ("shall not exceed"): no conflict about "may terminate"
+    assert engine.polarity_conflict("Either party may terminate this Agreement.",
+                                    "Either party may terminate this Agreement; the notice period shall not exceed "
+                                    "thirty days.") == ""
+    assert engine.polarity_conflict("The Receiving Party shall not disclose the terms.",
+                                    "The Receiving Party shall not disclose the terms of this Agreement.") == ""
+    # the same verb, negated on one side only, is a conflict whatever the modal
+    assert "cannot sublicense" in engine.polarity_conflict("Licensee cannot sublicense the software.",
+                                                           "Licensee may sublicense the software to its affiliates.")
+
+
+def test_verify_judges_a_claim_against_the_whole_clause_not_a_40_word_excerpt(reseller):
+    """The termination-for-cause clause runs past 80 words; the fact the claim states is in its
+    middle. `verify` returns the sentence whole (ask would quote a trimmed part of it)."""
+    wb, doc_id = reseller
+    [c] = wb.check_claims(["Reseller may terminate this Agreement if Company ceases to do business."], [doc_id])
+    top = " ".join(c.evidence[0].text.split())
+    assert "ceases to do business" in top and "fifteen (15) business days" in top, top
+    assert len(top.split()) > 40

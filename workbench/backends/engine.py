@@ -4,12 +4,13 @@ the same hard gates, so the two never disagree on the same evidence.
 - Units: evidence is a whole sentence, list item or clause with its enumerator ("(a)", "14.2"),
   never a line fragment; a unit over the word limit is trimmed at clause boundaries and says so.
 - Scores: a judge gives calibrated probabilities, relevance(question, spans) for `ask` and
-  support(claim, spans) for `verify` and for answer sentences (`Judge` below; today the
-  lexical stand-in, see `get_judge`).
+  support(claim, spans) for `verify` and for answer sentences (`Judge` below; see `get_judge`),
+  weighing each span's words by their IDF in its own document (workbench.text.weights).
 - Gates (rules, never the judge of relevance): hedged wording, a pronoun or "such …" pointing
   outside the quote (defined terms like "This Agreement" or "the Company" are self-contained), a
-  quote that starts mid-sentence, and facts (jurisdiction, number, duration, amount, date) that
-  differ between a claim and its evidence.
+  quote that starts mid-sentence, facts (jurisdiction, number, duration, amount, date) that
+  differ between a claim and its evidence, and a claim that negates the verb its evidence
+  affirms ("must not use" / "must use").
 
 Rationales are written for a reviewer: words as written, never stems."""
 
@@ -28,6 +29,7 @@ import numpy as np
 from workbench.text import clause_bounds, content_terms
 from workbench.text.sentences import FOOTNOTE_MARK
 from workbench.text.terms import embed_form, stem, surface_forms
+from workbench.text.weights import TermWeights, weights_for
 
 RELEVANT = 0.5  # P(answers the question) from which a quote is verified
 SUPPORTED = 0.5  # P(states the claim) from which a claim or answer sentence is supported
@@ -37,30 +39,44 @@ SEARCH_K = 40  # segment units asked of the retriever per document and query
 
 
 class Judge(Protocol):
-    """Calibrated scorer of a text against candidate spans (one probability per span)."""
+    """Calibrated scorer of a text against candidate spans (one probability per span).
+    `weights`, when given, holds each span's document term weights (or None) for judges that
+    weigh words (workbench.text.weights); others ignore it."""
 
-    def relevance(self, question: str, spans: list[str]) -> np.ndarray: ...
+    def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                  ) -> np.ndarray: ...
 
-    def support(self, claim: str, spans: list[str]) -> np.ndarray: ...
+    def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                ) -> np.ndarray: ...
 
 
 @lru_cache(maxsize=1)
 def get_judge() -> Judge:
-    """The judge ask and verify share. The lexical stand-in: the trained cross-encoder
-    (workbench.judgment.ModelJudge, committed) ranks contract clauses far better held out, but it
-    learned contract wording and misses plain regulatory answers ("What must employees use for
-    remote access sessions?" scores 0.21 against the sentence that says so); see BENCHMARKS.md
-    "Judgment model"."""
+    """The judge ask and verify share: the lexical judge (IDF-weighted coverage and MiniLM cosine,
+    a logistic model per task fitted on cuad-train). The trained cross-encoder
+    (workbench.judgment.ModelJudge, committed) ranks CUAD clauses better held out, but it learned
+    contract wording: it misses plain regulatory answers ("What must employees use for remote
+    access sessions?" scores 0.21 against the sentence that says so) and ranks ContractNLI
+    evidence below BM25; see BENCHMARKS.md "Judgment model"."""
     return LexicalJudge()
 
 
 class LexicalJudge:
-    """Stand-in judge without a trained model: term coverage of the question or claim in the
-    span, lifted by MiniLM cosine, squashed to a probability. Coarse; the cross-encoder replaces it."""
+    """The judge without a neural cross-encoder: how much of the question's or claim's meaning the
+    span carries, read two ways, combined by a logistic model per task.
 
-    def __init__(self, embed=None, max_vectors: int = 8_000):
+    - coverage: the share of the text's content words the span uses, each weighted by its IDF in
+      the span's own document (words the document uses everywhere count for little);
+    - cosine: MiniLM similarity of the two, rescaled.
+
+    The weights (LEXICAL_FIT) were fitted on cuad-train contracts by `train/fit_lexical.py`
+    (relevance: question vs the lawyers' clause and hard negatives; support: claims vs the clause
+    that states them), so a score reads as a probability on contracts like those."""
+
+    def __init__(self, embed=None, max_vectors: int = 8_000, fit: dict[str, tuple[float, float, float]] | None = None):
         self._embed = embed
         self.max_vectors = max_vectors
+        self.fit = fit or LEXICAL_FIT
         # vectors by embedded text: the units of a document recur from claim to claim and question
         # to question, and embedding them again was 90 % of a warm `verify` (LRU, ~12 MB when full)
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -90,43 +106,110 @@ class LexicalJudge:
         v = self._vecs([embed_form(text)] + [embed_form(s) for s in spans])
         return np.asarray(v[1:] @ v[0], dtype=np.float64)
 
-    def _score(self, text: str, spans: list[str], bias: float) -> np.ndarray:
+    def features(self, text: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                 ) -> np.ndarray:
+        """(coverage, rescaled cosine) per span: what the fitted model reads."""
+        if not spans:
+            return np.zeros((0, 2), np.float64)
+        q = set(content_terms(text))
+        ws = list(weights) if weights is not None else [None] * len(spans)
+        cov = np.array([coverage(q, set(content_terms(s)), w) for s, w in zip(spans, ws, strict=True)])
+        cos = np.clip((self._cos(text, spans) - 0.2) / 0.6, 0, 1)
+        return np.column_stack([cov, cos])
+
+    def _score(self, task: str, text: str, spans: list[str], weights) -> np.ndarray:
         if not spans:
             return np.zeros(0, np.float32)
-        q = set(content_terms(text))
-        cov = np.array([len(q & set(content_terms(s))) / len(q) if q else 0.0 for s in spans])
-        cos = self._cos(text, spans)
-        z = 6.0 * (0.5 * cov + 0.5 * np.clip((cos - 0.2) / 0.6, 0, 1)) - bias
+        a, b, c = self.fit[task]
+        f = self.features(text, spans, weights)
+        return (1 / (1 + np.exp(-(a * f[:, 0] + b * f[:, 1] + c)))).astype(np.float32)
+
+    def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                  ) -> np.ndarray:
+        return self._score("relevance", question, spans, weights)
+
+    def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                ) -> np.ndarray:
+        return self._score("support", claim, spans, weights)
+
+
+# (coverage weight, cosine weight, bias) per task, from `python train/fit_lexical.py`
+LEXICAL_FIT: dict[str, tuple[float, float, float]] = {
+    "relevance": (0.477, 2.96, -0.861),
+    "support": (2.639, 0.552, -0.962),
+}
+
+
+def coverage(terms: set[str], span_terms: set[str], weights: TermWeights | None = None) -> float:
+    """The share of `terms` the span contains: IDF-weighted in the span's document when its
+    weights are known, else every word alike."""
+    if weights is not None:
+        return weights.coverage(terms, span_terms)
+    return len(terms & span_terms) / len(terms) if terms else 0.0
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, np.float64), 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+class BlendedJudge:
+    """The learned cross-encoder and the lexical judge averaged in log-odds: the model ranks
+    contract clauses far better than words and cosine do, the lexical judge keeps plain
+    regulatory answers the model (trained on contracts) under-rates."""
+
+    def __init__(self, model: Judge | None = None, lexical: Judge | None = None, weight: float = 0.5):
+        self._model = model
+        self.lexical = lexical or LexicalJudge()
+        self.weight = weight
+
+    @property
+    def model(self) -> Judge:
+        if self._model is None:
+            from workbench.judgment import ModelJudge
+
+            self._model = ModelJudge()
+        return self._model
+
+    def _blend(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        z = self.weight * _logit(a) + (1 - self.weight) * _logit(b)
         return (1 / (1 + np.exp(-z))).astype(np.float32)
 
-    def relevance(self, question: str, spans: list[str]) -> np.ndarray:
-        return self._score(question, spans, 2.6)
+    def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                  ) -> np.ndarray:
+        if not spans:
+            return np.zeros(0, np.float32)
+        return self._blend(self.model.relevance(question, spans), self.lexical.relevance(question, spans, weights))
 
-    def support(self, claim: str, spans: list[str]) -> np.ndarray:
-        p = self._score(claim, spans, 3.6)
-        neg = _NEGATED.search(claim) is not None  # a stand-in's crude polarity: "must not" vs "must"
-        return np.where([(_NEGATED.search(s) is not None) != neg for s in spans], p * 0.3, p).astype(np.float32)
-
-
-_NEGATED = re.compile(r"\b(not|never|cannot)\b|n't\b", re.I)
+    def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                ) -> np.ndarray:
+        if not spans:
+            return np.zeros(0, np.float32)
+        return self._blend(self.model.support(claim, spans), self.lexical.support(claim, spans, weights))
 
 
 class ScoreCache:
-    """Scores by (task, text, span), so Verify reuses what Extract computed. Bounded (LRU)."""
+    """Scores by (task, text, span, document), so Verify reuses what Extract computed. Bounded (LRU).
+    `docs`: each span's document id (its term weights weigh the words); None for free text."""
 
     def __init__(self, judge: Judge | None = None, max_items: int = 20_000):
         self.judge = judge
         self.max_items = max_items
-        self._d: OrderedDict[tuple[str, str, str], float] = OrderedDict()
+        self._d: OrderedDict[tuple[str, str, str, str], float] = OrderedDict()
 
-    def __call__(self, task: str, text: str, spans: Sequence[str]) -> np.ndarray:
+    def __call__(self, task: str, text: str, spans: Sequence[str], docs: Sequence[str | None] | None = None
+                 ) -> np.ndarray:
         judge = self.judge or get_judge()
-        keys = [(task, text, s) for s in spans]
-        todo = list(dict.fromkeys(k[2] for k in keys if k not in self._d))
+        ids = list(docs) if docs is not None else [None] * len(spans)
+        ws = {d: weights_for(d) for d in set(ids)}
+        # a document whose weights are not known yet scores as free text, and is cached as such
+        keys = [(task, text, s, d if ws[d] is not None else "") for s, d in zip(spans, ids, strict=True)]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._d))
         if todo:
             fn = judge.relevance if task == "relevance" else judge.support
-            for s, p in zip(todo, np.asarray(fn(text, todo), dtype=np.float64), strict=True):
-                self._d[(task, text, s)] = float(p)
+            got = fn(text, [k[2] for k in todo], [ws.get(k[3] or None) for k in todo])
+            for k, p in zip(todo, np.asarray(got, dtype=np.float64), strict=True):
+                self._d[k] = float(p)
             while len(self._d) > self.max_items:
                 self._d.popitem(last=False)
         for k in keys:
@@ -179,11 +262,27 @@ def _wc(text: str, s: int, e: int) -> int:
 _LOWER_WORD = re.compile(r"\b[a-z][a-z'-]+\b")
 
 
+_TERMINAL = re.compile(r"[.;:!?][\"')\]\u201d\u2019]*$")
+_FINITE = re.compile(r"\b(must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do)\b", re.I)
+
+
 def _states_something(unit: str) -> bool:
-    """Prose, not a table cell or a heading: a short unit needs two lower-case words ("ERIKSSON,
-    ANNA MARIA G" from a form's example table states nothing); a long all-caps clause (a warranty
-    disclaimer) still counts."""
-    return len(unit.split()) >= 8 or len(_LOWER_WORD.findall(unit)) >= 2
+    """Prose, not a table cell, a heading or a line cut off: a short unit needs two lower-case
+    words ("ERIKSSON, ANNA MARIA G" from a form's example table states nothing); an all-caps
+    unit needs 8 words and a full stop, or 15 words (a warranty disclaimer states something, "TREATMENT FOR ADULTS,
+    ADOLESCENTS AND CHILDREN (≥3 YEARS)" is a heading); and a capitalised unit of under 15
+    words that does not end a sentence and has no modal or auxiliary verb is a heading or a
+    broken line ("However, effective linkage to hepatitis care"), unless an enumerator opens it
+    as a list item ("(ii) is known to the Recipient; or"); "Each contractor shall retain the
+    records required by Section 3.2" still states something."""
+    words = unit.split()
+    lower = len(_LOWER_WORD.findall(unit))
+    if lower == 0:
+        return len(words) >= 15 or (len(words) >= 8 and bool(_TERMINAL.search(unit.rstrip())))
+    if (len(words) < 15 and not _TERMINAL.search(unit.rstrip()) and unit[:1].isupper() and not _ENUM.match(unit)
+            and not _FINITE.search(unit)):
+        return False
+    return len(words) >= 8 or lower >= 2
 
 
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
@@ -364,7 +463,12 @@ def facts_check(claim: str, span: str) -> tuple[bool, str]:
 
 
 def _fact_check(claim: str, span: str) -> tuple[bool, bool, str]:
-    """(facts agree, the span states a different fact of the same kind, a readable reason)."""
+    """(facts agree, the span states a different fact of the same kind, a readable reason). A
+    claim that negates what the span affirms ("must not use" / "must use"), or the reverse,
+    states another fact."""
+    flip = polarity_conflict(claim, span)
+    if flip:
+        return False, True, flip
     try:
         from workbench.judgment.facts import compare
     except ImportError:
@@ -372,6 +476,37 @@ def _fact_check(claim: str, span: str) -> tuple[bool, bool, str]:
         return ok, False, why
     check = compare(claim, span)
     return check.ok, bool(check.conflicts), check.reason
+
+
+_MODAL_VERB = re.compile(r"\b(must|shall|may|will|can|should|would|could|do|does|did|is|are|was|were)"
+                         r"(\s+(?:not|never))?\s+([a-z]{3,})\b|\b(cannot)\s+([a-z]{3,})\b|\b(\w+)n't\s+([a-z]{3,})\b", re.I)
+
+
+def _verb_polarity(text: str) -> dict[str, tuple[bool, str]]:
+    """Verbs after a modal or auxiliary, by stem: (negated, the words as written)."""
+    out: dict[str, tuple[bool, str]] = {}
+    for m in _MODAL_VERB.finditer(text):
+        if m.group(1):
+            neg, verb = bool(m.group(2)), m.group(3)
+        elif m.group(4):
+            neg, verb = True, m.group(5)
+        else:
+            neg, verb = True, m.group(7)
+        if verb.lower() in ("not", "never", "be", "been", "have", "also", "only"):
+            continue
+        out.setdefault(stem(verb.lower()), (neg, " ".join(m.group(0).split())))
+    return out
+
+
+def polarity_conflict(claim: str, span: str) -> str:
+    """A readable reason when the claim negates a verb the span affirms (or the reverse) after
+    a modal: "Employees must not use …" against "Employees must use …". '' otherwise: only the
+    same verb counts, so an unrelated "not" elsewhere never flips a verdict."""
+    a, b = _verb_polarity(claim), _verb_polarity(span)
+    for st, (neg, words) in a.items():
+        if st in b and b[st][0] != neg:
+            return f"the claim says '{words}', the passage says '{b[st][1]}'"
+    return ""
 
 
 def _about(claim: str, span: str) -> float:
@@ -448,8 +583,12 @@ def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
         why = checks[i][2]
         p = min(float(support[i]), threshold - 0.01)
         return ClaimVerdict(False, round(p, 4), f"Not supported: {why} ({_where(i, where)}): \"{_short(spans[i])}\"", i)
-    i = order[0]
+    i = int(order[0])
     p = float(support[i])
+    ok, conflicts, why = _fact_check(claim, spans[i])
+    if conflicts:  # the closest passage states another fact of the same kind: say which
+        return ClaimVerdict(False, round(p, 4), f"Not supported (p={p:.2f}): {why} ({_where(i, where)}): "
+                            f"\"{_short(spans[i])}\"", i)
     miss = _missing_words(claim, spans[i])
     return ClaimVerdict(False, round(p, 4), f"Not supported (p={p:.2f}): the closest passage ({_where(i, where)}) "
                         "does not state it" + (f"; it does not mention {', '.join(miss)}" if miss else "")
@@ -470,10 +609,11 @@ def _missing_words(claim: str, span: str, n: int = 4) -> list[str]:
     return [w for st, w in surface_forms(claim).items() if st not in have][:n]
 
 
-def sentence_support(sentence: str, evidence_texts: Sequence[str]) -> tuple[bool, float, str]:
-    """An answer sentence against the quotes it cites: the same support model and fact gate as
-    `verify` uses for a claim."""
+def sentence_support(sentence: str, evidence_texts: Sequence[str], docs: Sequence[str | None] | None = None
+                     ) -> tuple[bool, float, str]:
+    """An answer sentence against the quotes it cites (`docs`: their document ids): the same
+    support model and fact gate as `verify` uses for a claim."""
     if not evidence_texts:
         return False, 0.0, "No evidence to support this sentence."
-    v = judge_claim(sentence, list(evidence_texts), SCORES("support", sentence, list(evidence_texts)))
+    v = judge_claim(sentence, list(evidence_texts), SCORES("support", sentence, list(evidence_texts), docs))
     return v.supported, v.score, v.reason

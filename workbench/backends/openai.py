@@ -462,7 +462,8 @@ class OpenAIBackend:
                                            reason="Cites no verified evidence."))
                 continue
             v = verdicts.get(i)
-            ok, _score, rule_reason = engine.sentence_support(strip_citations(s), [by_id[x].exact_quote for x in c])
+            ok, _score, rule_reason = engine.sentence_support(strip_citations(s), [by_id[x].exact_quote for x in c],
+                                                            [by_id[x].document_id for x in c])
             if v is None:
                 supported, reason = False, "The model gave no verdict for this sentence."
             elif not v.supported:
@@ -559,7 +560,7 @@ class OpenAIBackend:
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
         q = engine.judge_quote(question, ev.exact_quote,
-                               float(engine.SCORES("relevance", question, [ev.exact_quote])[0]))
+                               float(engine.SCORES("relevance", question, [ev.exact_quote], [ev.document_id])[0]))
         return self._combine(ev.requirement_id, llm, q), None
 
     def _verify_schema(self, scale: float = 1.0) -> dict[str, Any]:

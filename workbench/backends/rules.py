@@ -345,7 +345,7 @@ class RulesBackend:
         for ch in chunks:
             ranges.setdefault(ch.document_id, []).append((ch.start, ch.end))
         units = engine.units_for(question, context, ranges, min_words=lo, max_words=hi)
-        rel = engine.SCORES("relevance", question, [u.text for u in units])
+        rel = engine.SCORES("relevance", question, [u.text for u in units], [u.document_id for u in units])
         order = sorted(range(len(units)), key=lambda i: (-rel[i], units[i].document_id, units[i].start))
         for i in order[:engine.MAX_PROPOSED]:
             if rel[i] < engine.EXTRACT_FLOOR:
@@ -384,7 +384,7 @@ class RulesBackend:
         if len(self._relevance) > 50_000 or len(self._trimmed) > 50_000:  # bounded: one backend serves many runs
             self._relevance.clear()
             self._trimmed.clear()
-        rel = engine.SCORES("relevance", question, [e.exact_quote for e in evidence])
+        rel = engine.SCORES("relevance", question, [e.exact_quote for e in evidence], [e.document_id for e in evidence])
         out = []
         for e, r in zip(evidence, rel, strict=True):
             whole = self._trimmed.get((e.document_id, e.span.start, e.span.end), 0) if e.span else 0
@@ -423,11 +423,12 @@ class RulesBackend:
         out = []
         for s in sentences:
             ids = cited_ids(s)
-            texts = [by_id[i].exact_quote for i in ids if i in by_id]
-            if not texts:
+            cited = [by_id[i] for i in ids if i in by_id]
+            if not cited:
                 out.append(SentenceSupport(text=s, citations=ids, supported=False, reason="cites no verified evidence"))
                 continue
-            ok, score, reason = engine.sentence_support(strip_citations(s), texts)
+            ok, score, reason = engine.sentence_support(strip_citations(s), [e.exact_quote for e in cited],
+                                                        [e.document_id for e in cited])
             out.append(SentenceSupport(text=s, citations=ids, supported=bool(ok), reason=reason or f"score {score:.2f}"))
         self._count("quality_review", t0)
         return out

@@ -193,8 +193,8 @@ class ModelJudge:
     def __init__(self, model_dir: Path | str | None = None):
         self.scorer = get_scorer(str(model_dir) if model_dir else None)
 
-    def relevance(self, question: str, spans: list[str]) -> np.ndarray:
+    def relevance(self, question: str, spans: list[str], weights=None) -> np.ndarray:
         return self.scorer.score("relevance", question, list(spans))
 
-    def support(self, claim: str, spans: list[str]) -> np.ndarray:
+    def support(self, claim: str, spans: list[str], weights=None) -> np.ndarray:
         return self.scorer.score("support", claim, list(spans))

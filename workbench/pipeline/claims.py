@@ -17,6 +17,11 @@ from workbench.pipeline.context import DocsContext
 
 CANDIDATES = engine.SEARCH_K  # segment units asked of the retriever per claim and document
 EVIDENCE_K = 5  # spans returned per claim, best first
+# A claim's evidence is its sentence or clause whole, trimmed at clause boundaries only past this
+# many words: a claim is judged against what the document says, not against a quotable excerpt
+# (`ask` trims the same units to quote_max_words for its quotes). With 40 words, contract clauses
+# of 50-80 words lost the part that states the claim.
+EVIDENCE_MAX_WORDS = 100
 
 EmbedFn = Callable[[list[str]], np.ndarray]
 
@@ -33,7 +38,7 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
     context = DocsContext(list(docs), retriever)
     units = engine.units_for(claim, context, {}, min_words=min_words, max_words=max_words, search_k=top_k)
     by_id = {d.document.id: d for d in docs}
-    sup = engine.SCORES("support", claim, [u.text for u in units])
+    sup = engine.SCORES("support", claim, [u.text for u in units], [u.document_id for u in units])
 
     def where(i: int) -> str:
         return f"page {by_id[units[i].document_id].span(units[i].start, units[i].end).page}"
@@ -63,7 +68,7 @@ def check_claims(claims: list[str], docs: Sequence[ParsedDoc], *, retriever: Seg
         if not text:
             out.append(ClaimCheck(claim=claim, supported=False, score=0.0, reason="Empty claim: nothing to check."))
             continue
-        verdict, top = check_claim(text, docs, retriever=retriever, min_words=lo, max_words=hi,
+        verdict, top = check_claim(text, docs, retriever=retriever, min_words=lo, max_words=max(hi, EVIDENCE_MAX_WORDS),
                                    threshold=engine.SUPPORTED if threshold is None else threshold)
         evidence = [doc.span(u.start, u.end) for doc, u in top]
         out.append(ClaimCheck(claim=claim, supported=verdict.supported, score=verdict.score,

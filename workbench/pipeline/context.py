@@ -8,6 +8,7 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from workbench.models import DocSegment, ParsedDoc
+from workbench.text import weights
 
 _SENTENCE_END = re.compile(r"[.;:!?][\"')\u201d\u2019]*\s*$")
 
@@ -43,6 +44,7 @@ class DocsContext:
             for i in range(1, len(ends)):  # segments do not nest; a running max keeps bisection sound
                 ends[i] = max(ends[i], ends[i - 1])
             self._segs[document_id] = ([s.start for s in segs], ends, segs)
+            weights.remember(document_id, lambda: [s.text for s in all_segs])
         return self._segs[document_id]
 
     def sentences(self, document_id: str, start: int, end: int) -> list[tuple[int, int, str]]:

@@ -70,11 +70,12 @@ def answer_relevance(question: str, sentences: list[SentenceSupport], verified: 
     (rules or an LLM), green then means the evidence answers, not only that sentences cite it."""
     from workbench.backends import engine
 
-    quotes = {e.requirement_id: e.exact_quote for e in verified}
-    ids = list(dict.fromkeys(c for s in sentences for c in s.citations if c in quotes))
+    by_id = {e.requirement_id: e for e in verified}
+    ids = list(dict.fromkeys(c for s in sentences for c in s.citations if c in by_id))
     if not ids:
         return sentences, None
-    rel = dict(zip(ids, (float(x) for x in engine.SCORES("relevance", question, [quotes[i] for i in ids])), strict=True))
+    scores = engine.SCORES("relevance", question, [by_id[i].exact_quote for i in ids], [by_id[i].document_id for i in ids])
+    rel = dict(zip(ids, (float(x) for x in scores), strict=True))
     out = [s.model_copy(update={"answers": round(max(rel[c] for c in s.citations if c in rel), 4)})
            if any(c in rel for c in s.citations) else s for s in sentences]
     return out, round(max(rel.values()), 4)
