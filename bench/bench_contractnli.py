@@ -61,7 +61,12 @@ def main(argv=None) -> int:
     ap.add_argument("--docs", type=int, default=None, help="first N documents only")
     ap.add_argument("--workspace", default=str(OUT / "contractnli_ws"), help="kept between runs: ingest once")
     ap.add_argument("--tag", default="", help="suffix of the output file")
+    ap.add_argument("--judge", default="shipped", help="shipped (engine.get_judge), lexical, model or blend")
     a = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from bench.common import use_judge
+
+    use_judge(a.judge)
     sys.path.insert(0, str(ROOT))
     import workbench
     from bench.common import render_text_pdf

@@ -85,7 +85,12 @@ def main() -> int:
     ap.add_argument("--tag", default="", help="suffix of the output file")
     ap.add_argument("--prepare", action="store_true", help="only ingest and index the contracts (chunk and "
                     "segment indexes, kept in the workspace), no questions")
+    ap.add_argument("--judge", default="shipped", help="shipped (engine.get_judge), lexical, model or blend")
     a = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from bench.common import use_judge
+
+    use_judge(a.judge)
     import workbench
     from workbench.config import Settings
     from workbench.models import NO_AUTHORITATIVE_EVIDENCE

@@ -84,7 +84,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workspace", default=str(OUT / "regulatory_ws"), help="kept between runs: ingest once")
     ap.add_argument("--tag", default="", help="suffix of the output file")
+    ap.add_argument("--judge", default="shipped", help="shipped (engine.get_judge), lexical, model or blend")
     a = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from bench.common import use_judge
+
+    use_judge(a.judge)
     import workbench
     from workbench.config import Settings
     from workbench.models import NO_AUTHORITATIVE_EVIDENCE

@@ -52,3 +52,25 @@ def render_text_pdf(text: str, path: Path) -> None:
         story.draw(dev)
         w.end_page()
     w.close()
+
+
+JUDGES = ("shipped", "lexical", "model", "blend")
+
+
+def use_judge(name: str) -> None:
+    """Make `ask` and `verify` score with another judge for this process (benches compare them);
+    "shipped" leaves engine.get_judge()'s choice."""
+    from workbench.backends import engine
+
+    if name == "shipped":
+        return
+    if name == "lexical":
+        engine.SCORES.judge = engine.LexicalJudge()
+    elif name == "model":
+        from workbench.judgment import ModelJudge
+
+        engine.SCORES.judge = ModelJudge()
+    elif name == "blend":
+        engine.SCORES.judge = engine.BlendedJudge()
+    else:
+        raise ValueError(f"unknown judge {name!r}: one of {', '.join(JUDGES)}")
