@@ -22,6 +22,7 @@
 3. Warm latency of `judge_support` for one claim against 10 and 20 spans.
 
     PYTHONPATH=. .venv/bin/python bench/bench_judgment.py [--docs N] [--skip-nli] [--model-dir DIR]
+    PYTHONPATH=. .venv/bin/python bench/bench_judgment.py --engine   # the shipped engine's judge, CUAD checks
 """
 
 from __future__ import annotations
@@ -158,6 +159,53 @@ def swapped_facts() -> None:
         print(f"    accepted swapped: {a!r} | {b!r}")
 
 
+def engine_checks() -> None:
+    """The shipped engine's judge (engine.get_judge(), words weighed in each contract) on the
+    same held-out contracts: relevance re-ranking of BM25's 20, and swapped-fact claims through
+    engine.judge_claim (support and the fact gate, as `verify` decides)."""
+    from workbench.backends import engine
+    from workbench.text.weights import TermWeights
+
+    judge = engine.get_judge()
+    rows = [json.loads(line) for line in (CORPUS / "cuad-train" / "labels.jsonl").read_text().splitlines()]
+    test = [r for r in rows if split_of(r["txt"]) == "test" and r["category"] in QUESTIONS and r["clauses"]]
+    by_doc: dict[str, list[dict]] = {}
+    for r in test:
+        by_doc.setdefault(r["txt"], []).append(r)
+    hits = {1: [], 5: []}
+    weights: dict[str, TermWeights] = {}
+    for name in sorted(by_doc):
+        doc, spans = sentences((CORPUS / "cuad-train" / name).read_text(errors="replace"))
+        texts = [doc[s:e] for s, e in spans]
+        weights[name] = w = TermWeights(texts)
+        keep = [i for i, t in enumerate(texts) if len(t.split()) >= 4]
+        bm = BM25([texts[i] for i in keep])
+        for r in by_doc[name]:
+            pos = {i for i in keep if overlaps(spans[i], gold_ranges(doc, r["clauses"]))}
+            if not pos:
+                continue
+            q = QUESTIONS[r["category"]][0]
+            sc = bm.scores(q)
+            cand = [keep[j] for j in sorted(range(len(keep)), key=lambda j: -sc[j])[:20]]
+            p = judge.relevance(q, [texts[i] for i in cand], [w] * len(cand))
+            ranked = [cand[j] for j in np.argsort(-p, kind="stable")]
+            for k in (1, 5):
+                hits[k].append(bool(set(ranked[:k]) & pos))
+    print(f"engine judge, CUAD-train test split relevance re-rank of BM25's 20: recall@1 {np.mean(hits[1]):.3f}  "
+          f"recall@5 {np.mean(hits[5]):.3f} (n={len(hits[1])})")
+    pairs = [json.loads(line) for line in (ROOT / "train" / "out" / "pairs.jsonl").read_text().splitlines()]
+    facts = [r for r in pairs if r["split"] == "test" and r["kind"] == "sup" and r.get("fact")]
+    for name, rs in (("true claims accepted", [r for r in facts if r["label"] == 1]),
+                     ("swapped claims rejected", [r for r in facts if r.get("swapped")])):
+        ok = []
+        for r in rs:
+            w = weights.get(r["doc"])
+            v = engine.judge_claim(r["a"], [r["b"]], judge.support(r["a"], [r["b"]], [w]))
+            ok.append(v.supported)
+        share = np.mean(ok) if name.startswith("true") else 1 - np.mean(ok)
+        print(f"engine judge + fact gate, {name}: {share:.3f} (n={len(rs)})")
+
+
 def latency() -> None:
     text = (CORPUS / "cuad" / "txt").glob("*.txt").__next__().read_text(errors="replace")
     doc, spans = sentences(text)
@@ -180,7 +228,11 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-nli", action="store_true")
     ap.add_argument("--pool", type=int, default=20, help="ContractNLI candidates per hypothesis (BM25's best)")
     ap.add_argument("--model-dir", default=None, help="a model folder other than the committed one (a candidate)")
+    ap.add_argument("--engine", action="store_true", help="only the shipped engine's judge on the CUAD checks")
     args = ap.parse_args(argv)
+    if args.engine:
+        engine_checks()
+        return 0
     if args.model_dir:
         M.MODEL_DIR = Path(args.model_dir)
     t0 = time.perf_counter()

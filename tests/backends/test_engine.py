@@ -416,3 +416,15 @@ def test_verify_judges_a_claim_against_the_whole_clause_not_a_40_word_excerpt(re
     top = " ".join(c.evidence[0].text.split())
     assert "ceases to do business" in top and "fifteen (15) business days" in top, top
     assert len(top.split()) > 40
+
+
+def test_a_table_rule_of_dashes_is_trimmed_in_linear_time():
+    """A CUAD gas-transport contract's table ("Contract Quantity Assigned Expiration / -------- ---")
+    hung `ask` for minutes: the trailing-punctuation regex backtracked exponentially on dashes."""
+    rule = "Contract Quantity Assigned Expiration " + "-------- " * 400 + "x"
+    assert engine.trail_cut(rule, 0, len(rule) - 1) == len("Contract Quantity Assigned Expiration")
+    s, e, trimmed = engine.fit_unit(rule, 0, len(rule), set(), 10, 40)  # returns (it never did before)
+    assert trimmed and not rule[s:e].endswith("-")
+    text = "Sellers shall deliver the goods, and/or "
+    assert text[:engine.trail_cut(text, 0, len(text))] == "Sellers shall deliver the goods"
+    assert engine.trail_cut("terms for", 0, 9) == 9  # "for" ends in "or" but is a word

@@ -84,7 +84,6 @@ _AFTER_BARE_IMPERATIVE = _wordset("""
 the a an all each every any no only that this these those your their its not both either appropriate
 """)
 _LEADING_ID = re.compile(r"^\s*(?:(?:\(?[0-9]+(?:\.[0-9]+)*[.)]?|\(?[a-zA-Z]\)|\(?[ivxlc]{1,5}\)|[a-z]\.|[•▪◦+\-–*])\s+)*")
-_TRAIL = re.compile(r"(?:[\s,;:(\u2014\u2013-]+|\s+(?:and/or|and|or))+$")
 
 
 def _terms(text: str) -> set[str]:
@@ -143,10 +142,7 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     m = FOOTNOTE_MARK.search(text, s, e)  # "accounts.24 25": footnote calls are not the requirement
     if m:
         e = m.start()
-    m = _TRAIL.search(text, s, e)
-    if m and m.end() == e:
-        e = m.start()
-    return s, e
+    return s, engine.trail_cut(text, s, e)
 
 
 def _wc(text: str, s: int, e: int) -> int:
