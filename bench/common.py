@@ -54,7 +54,7 @@ def render_text_pdf(text: str, path: Path) -> None:
     w.close()
 
 
-JUDGES = ("shipped", "lexical", "model", "blend")
+JUDGES = ("shipped", "lexical", "model", "blend", "blend-relevance", "model-relevance")
 
 
 def use_judge(name: str) -> None:
@@ -72,5 +72,9 @@ def use_judge(name: str) -> None:
         engine.SCORES.judge = ModelJudge()
     elif name == "blend":
         engine.SCORES.judge = engine.BlendedJudge()
+    elif name == "model-relevance":  # the model alone in relevance; support stays lexical
+        engine.SCORES.judge = engine.BlendedJudge(weight=1.0, support_weight=0.0)
+    elif name == "blend-relevance":  # the model in relevance only; support stays lexical
+        engine.SCORES.judge = engine.BlendedJudge(support_weight=0.0)
     else:
         raise ValueError(f"unknown judge {name!r}: one of {', '.join(JUDGES)}")

@@ -158,10 +158,12 @@ class BlendedJudge:
     contract clauses far better than words and cosine do, the lexical judge keeps plain
     regulatory answers the model (trained on contracts) under-rates."""
 
-    def __init__(self, model: Judge | None = None, lexical: Judge | None = None, weight: float = 0.5):
+    def __init__(self, model: Judge | None = None, lexical: Judge | None = None, weight: float = 0.5,
+                 support_weight: float | None = None):
         self._model = model
         self.lexical = lexical or LexicalJudge()
         self.weight = weight
+        self.support_weight = weight if support_weight is None else support_weight
 
     @property
     def model(self) -> Judge:
@@ -171,21 +173,24 @@ class BlendedJudge:
             self._model = ModelJudge()
         return self._model
 
-    def _blend(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        z = self.weight * _logit(a) + (1 - self.weight) * _logit(b)
+    @staticmethod
+    def _blend(a: np.ndarray, b: np.ndarray, weight: float) -> np.ndarray:
+        z = weight * _logit(a) + (1 - weight) * _logit(b)
         return (1 / (1 + np.exp(-z))).astype(np.float32)
 
     def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                   ) -> np.ndarray:
         if not spans:
             return np.zeros(0, np.float32)
-        return self._blend(self.model.relevance(question, spans), self.lexical.relevance(question, spans, weights))
+        lex = self.lexical.relevance(question, spans, weights)
+        return lex if not self.weight else self._blend(self.model.relevance(question, spans), lex, self.weight)
 
     def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                 ) -> np.ndarray:
         if not spans:
             return np.zeros(0, np.float32)
-        return self._blend(self.model.support(claim, spans), self.lexical.support(claim, spans, weights))
+        lex = self.lexical.support(claim, spans, weights)
+        return lex if not self.support_weight else self._blend(self.model.support(claim, spans), lex, self.support_weight)
 
 
 class ScoreCache:
