@@ -323,6 +323,7 @@ def test_a_table_cell_or_heading_is_not_a_unit_but_an_all_caps_clause_is():
     "TREATMENT FOR ADULTS, ADOLESCENTS AND CHILDREN (≥3 YEARS)",
     "Use of laboratory-based HCV core antigen for detection of viraemic HCV infection",
     "However, effective linkage to hepatitis care",
+    "4. Integration of hepatitis testing, care and treatment with other services to increase the",
 ])
 def test_headings_and_broken_lines_are_not_units(unit):
     assert engine.fit_unit(unit, 0, len(unit), set(), 10, 40) is None

@@ -288,6 +288,9 @@ _LOWER_WORD = re.compile(r"\b[a-z][a-z'-]+\b")
 
 
 _TERMINAL = re.compile(r"[.;:!?][\"')\]\u201d\u2019]*$")
+# no sentence, clause or list item ends on these: a unit that does was cut at a line or page end
+_CUT_WORDS = frozenset(["the", "a", "an", "of", "to", "with", "for", "by", "from", "that", "which", "whose", "its",
+                        "their", "our"])
 _FINITE = re.compile(r"\b(must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do)\b", re.I)
 
 
@@ -301,6 +304,8 @@ def _states_something(unit: str) -> bool:
     as a list item ("(ii) is known to the Recipient; or"); "Each contractor shall retain the
     records required by Section 3.2" still states something."""
     words = unit.split()
+    if words and words[-1].lower() in _CUT_WORDS:  # "… with other services to increase the": a line cut off
+        return False
     lower = len(_LOWER_WORD.findall(unit))
     if lower == 0:
         return len(words) >= 15 or (len(words) >= 8 and bool(_TERMINAL.search(unit.rstrip())))
