@@ -156,19 +156,19 @@ def test_draft_labels_calibrate_the_claim_checker_and_revert(data_dir, make_pdf,
 
     wb = Workbench(get_settings())
     doc = wb.ingest(make_pdf(PAGES, name="rules.pdf"), source_type="statute")
-    claims = ["Records are kept.", "Each employee must be trained before work starts.",
+    claims = ["The operator keeps records.", "Each employee must be trained before work starts.",
               "The operator must report every incident within 72 hours of discovery."]
     shipped = wb.check_claims(claims, [doc.id])
     assert [c.supported for c in shipped] == [True, True, False]
-    assert shipped[0].score < 0.8 < 0.9 <= shipped[1].score  # a weak and a strong supported claim
-    _labelled_drafts(wb)
+    assert shipped[0].score < 0.77 <= shipped[1].score  # a weaker and a stronger supported claim
+    _labelled_drafts(wb, cut=0.77)
     assert len(wb.claim_calibration_data()) == 36 and wb.calibration_data() == []
     assert cli.main(["calibrate", "--claims", "--json"]) == 0
     cal = json.loads(capsys.readouterr().out)
-    assert cal["target"] == "claims" and cal["applied"] and 0.8 < cal["threshold"] < 0.9
+    assert cal["target"] == "claims" and cal["applied"] and 0.7 < cal["threshold"] < 0.8
     assert cal["kappa_after"] > cal["kappa_before"]
     assert wb.calibration() is None and wb.calibration("claims").id == cal["id"]  # the question verifier untouched
-    # stricter now: the weak claim is no longer supported, the strong one still is; the fact check still rejects
+    # stricter now: the weaker claim is no longer supported, the stronger one still is; the fact check still rejects
     checks = wb.check_claims(claims, [doc.id])
     assert [c.supported for c in checks] == [False, True, False]
     assert "72" in checks[2].reason
