@@ -156,7 +156,7 @@ def test_draft_labels_calibrate_the_claim_checker_and_revert(data_dir, make_pdf,
 
     wb = Workbench(get_settings())
     doc = wb.ingest(make_pdf(PAGES, name="rules.pdf"), source_type="statute")
-    claims = ["The operator keeps records.", "Each employee must be trained before work starts.",
+    claims = ["Inspection records are kept for five years.", "Each employee must be trained before work starts.",
               "The operator must report every incident within 72 hours of discovery."]
     shipped = wb.check_claims(claims, [doc.id])
     assert [c.supported for c in shipped] == [True, True, False]
