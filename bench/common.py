@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("WORKBENCH_CORPUS", ROOT.parent / "shared" / "corpus"))
 
@@ -54,6 +56,52 @@ def render_text_pdf(text: str, path: Path) -> None:
     w.close()
 
 
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(np.asarray(p, np.float64), 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+class BlendedJudge:
+    """A judge to compare with the engine's (`--judge blend…`): the trained cross-encoder and the
+    engine's lexical judge averaged in log-odds, with a weight per task (0: lexical alone)."""
+
+    def __init__(self, model: Any = None, lexical: Any = None, weight: float = 0.5,
+                 support_weight: float | None = None):
+        from workbench.backends import engine
+
+        self._model = model
+        self.lexical = lexical or engine.LexicalJudge()
+        self.weight = weight
+        self.support_weight = weight if support_weight is None else support_weight
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            from workbench.judgment import ModelJudge
+
+            self._model = ModelJudge()
+        return self._model
+
+    @staticmethod
+    def _blend(a: np.ndarray, b: np.ndarray, weight: float) -> np.ndarray:
+        z = weight * _logit(a) + (1 - weight) * _logit(b)
+        return (1 / (1 + np.exp(-z))).astype(np.float32)
+
+    def relevance(self, question: str, spans: list[str], weights: Any = None
+                  ) -> np.ndarray:
+        if not spans:
+            return np.zeros(0, np.float32)
+        lex = self.lexical.relevance(question, spans, weights)
+        return lex if not self.weight else self._blend(self.model.relevance(question, spans), lex, self.weight)
+
+    def support(self, claim: str, spans: list[str], weights: Any = None
+                ) -> np.ndarray:
+        if not spans:
+            return np.zeros(0, np.float32)
+        lex = self.lexical.support(claim, spans, weights)
+        return lex if not self.support_weight else self._blend(self.model.support(claim, spans), lex, self.support_weight)
+
+
 JUDGES = ("shipped", "lexical", "model", "blend", "blend-relevance", "model-relevance")
 
 
@@ -71,10 +119,10 @@ def use_judge(name: str) -> None:
 
         engine.SCORES.judge = ModelJudge()
     elif name == "blend":
-        engine.SCORES.judge = engine.BlendedJudge()
+        engine.SCORES.judge = BlendedJudge()
     elif name == "model-relevance":  # the model alone in relevance; support stays lexical
-        engine.SCORES.judge = engine.BlendedJudge(weight=1.0, support_weight=0.0)
+        engine.SCORES.judge = BlendedJudge(weight=1.0, support_weight=0.0)
     elif name == "blend-relevance":  # the model in relevance only; support stays lexical
-        engine.SCORES.judge = engine.BlendedJudge(support_weight=0.0)
+        engine.SCORES.judge = BlendedJudge(support_weight=0.0)
     else:
         raise ValueError(f"unknown judge {name!r}: one of {', '.join(JUDGES)}")

@@ -158,51 +158,6 @@ def coverage(terms: set[str], span_terms: set[str], weights: TermWeights | None 
     return len(terms & span_terms) / len(terms) if terms else 0.0
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(np.asarray(p, np.float64), 1e-4, 1 - 1e-4)
-    return np.log(p / (1 - p))
-
-
-class BlendedJudge:
-    """The learned cross-encoder and the lexical judge averaged in log-odds: the model ranks
-    contract clauses far better than words and cosine do, the lexical judge keeps plain
-    regulatory answers the model (trained on contracts) under-rates."""
-
-    def __init__(self, model: Judge | None = None, lexical: Judge | None = None, weight: float = 0.5,
-                 support_weight: float | None = None):
-        self._model = model
-        self.lexical = lexical or LexicalJudge()
-        self.weight = weight
-        self.support_weight = weight if support_weight is None else support_weight
-
-    @property
-    def model(self) -> Judge:
-        if self._model is None:
-            from workbench.judgment import ModelJudge
-
-            self._model = ModelJudge()
-        return self._model
-
-    @staticmethod
-    def _blend(a: np.ndarray, b: np.ndarray, weight: float) -> np.ndarray:
-        z = weight * _logit(a) + (1 - weight) * _logit(b)
-        return (1 / (1 + np.exp(-z))).astype(np.float32)
-
-    def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                  ) -> np.ndarray:
-        if not spans:
-            return np.zeros(0, np.float32)
-        lex = self.lexical.relevance(question, spans, weights)
-        return lex if not self.weight else self._blend(self.model.relevance(question, spans), lex, self.weight)
-
-    def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                ) -> np.ndarray:
-        if not spans:
-            return np.zeros(0, np.float32)
-        lex = self.lexical.support(claim, spans, weights)
-        return lex if not self.support_weight else self._blend(self.model.support(claim, spans), lex, self.support_weight)
-
-
 class ScoreCache:
     """Scores by (task, text, span, document), so Verify reuses what Extract computed. Bounded (LRU).
     `docs`: each span's document id (its term weights weigh the words); None for free text."""
