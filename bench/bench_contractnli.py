@@ -62,6 +62,10 @@ def main(argv=None) -> int:
     ap.add_argument("--workspace", default=str(OUT / "contractnli_ws"), help="kept between runs: ingest once")
     ap.add_argument("--tag", default="", help="suffix of the output file")
     ap.add_argument("--judge", default="shipped", help="shipped (engine.get_judge), lexical, model or blend")
+    ap.add_argument("--split", default="dev", choices=("dev", "train"),
+                    help="train: the 50 NDAs of ContractNLI train instead (a development check, not a figure to report)")
+    ap.add_argument("--dump", default="", help="write every claim's candidate units, support scores and gold "
+                    "flags to this pickle (to study the ranking)")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from bench.common import use_judge
@@ -75,10 +79,11 @@ def main(argv=None) -> int:
     from workbench.service import Workbench
 
     print(f"workbench from {Path(workbench.__file__).resolve().parent}", file=sys.stderr)
-    data = json.loads(DEV.read_text())
+    data = json.loads((DEV if a.split == "dev" else DEV.with_name("train_truncated.json")).read_text())
+    dump: list[dict] = []
     hyp = {k: v["hypothesis"] for k, v in data["labels"].items()}
     keys = sorted(hyp)
-    ws = Path(a.workspace)
+    ws = Path(a.workspace if a.split == "dev" else a.workspace + "_train")
     (ws / "pdf").mkdir(parents=True, exist_ok=True)
     wb = Workbench(Settings(data_dir=ws))
     rows: list[dict] = []
@@ -108,6 +113,18 @@ def main(argv=None) -> int:
                     unmapped += 1
                 else:
                     gold.append((sp.start, sp.end))
+            if a.dump:
+                from workbench.backends import engine
+                from workbench.pipeline.claims import EVIDENCE_MAX_WORDS
+                from workbench.pipeline.context import DocsContext
+
+                units = engine.units_for(hyp[k], DocsContext([parsed], wb.retriever), {}, min_words=10,
+                                         max_words=EVIDENCE_MAX_WORDS)
+                dump.append({"doc": doc["id"], "hyp": k, "claim": hyp[k], "label": ann[k]["choice"],
+                             "units": [u.text for u in units],
+                             "gold": [covers(u, gold) for u in units],
+                             "support": engine.SCORES("support", hyp[k], [u.text for u in units],
+                                                      [u.document_id for u in units]).tolist()})
             rows.append({"doc": doc["id"], "hyp": k, "label": ann[k]["choice"], "supported": c.supported,
                          "score": c.score, "gold": gold, "hit": any(covers(sp, gold) for sp in c.evidence),
                          "reason": c.reason})
@@ -120,6 +137,10 @@ def main(argv=None) -> int:
                                             "dev, 8 hypotheses trained on"),
                "all": report(rows, "dev, all 17 hypotheses"),
                "ms_per_claim_warm": round(t_check / max(1, len(rows)) * 1000, 1)}
+    if a.dump:
+        import pickle
+
+        Path(a.dump).write_bytes(pickle.dumps(dump))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"bench_contractnli{a.tag}.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     return 0

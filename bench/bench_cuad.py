@@ -126,11 +126,14 @@ def main() -> int:
                 t_ask += dt
                 n_ask += 1
             ok = {v.requirement_id for v in run.verifications if v.verified}
+            # the best relevance of any proposed quote: what decides NO_AUTHORITATIVE_EVIDENCE
+            best = max((v.score for v in run.verifications if v.rejection_reason in (None, "does_not_address_question")),
+                       default=0.0)
             quotes = [e.exact_quote for e in run.evidence if e.requirement_id in ok]
             nae = run.answer.result == NO_AUTHORITATIVE_EVIDENCE
             rows.append({"contract": pdf.stem, "category": cat, "has_gold": bool(g[cat]), "nae": nae,
                          "hit": hit(quotes, g[cat]) if g[cat] else None, "verified": quotes,
-                         "confidence": run.answer.grounding_confidence,
+                         "confidence": run.answer.grounding_confidence, "best_relevance": round(best, 4),
                          "answers_question": getattr(run.answer, "answers_question", None), "ask_s": round(dt, 3)})
     if a.prepare:
         return 0
