@@ -496,3 +496,25 @@ def test_a_document_retyped_by_a_reviewer_is_scored_again():
     remember("doc-retyped", lambda: spans, "contract")
     scores("relevance", "Can the agreement be assigned?", spans, ["doc-retyped"])
     assert scorer.asked == spans
+
+
+def test_in_a_contract_relevance_reads_a_paraphrase_that_shares_no_key_word(reseller):
+    """"Which courts or state laws apply to disputes?" shares no word with "governed by and
+    construed under the laws of the Commonwealth of Virginia" but "laws": word coverage and cosine
+    alone said NO_AUTHORITATIVE_EVIDENCE; the contract fit (with the cross-encoder) finds it."""
+    wb, doc_id = reseller
+    [run] = wb.ask(["Which courts or state laws apply to disputes?"], [doc_id])
+    ok = {v.requirement_id for v in run.verifications if v.verified}
+    assert run.answer.result != NO_AUTHORITATIVE_EVIDENCE
+    assert any(_flat(VIRGINIA) in _flat(e.exact_quote) for e in run.evidence if e.requirement_id in ok)
+
+
+def test_a_contract_ingested_without_a_type_is_judged_as_a_contract(reseller, tmp_path):
+    from tests.conftest import CORPUS
+    from workbench.service import Workbench
+    from workbench.text.doctype import judged_as
+
+    wb = Workbench(Settings(data_dir=tmp_path))
+    doc = wb.ingest(str(Path(CORPUS) / "cuad" / "pdf" / RESELLER))
+    assert (doc.source_type, doc.source_type_from) == ("other", "default")
+    assert judged_as(doc.source_type, doc.source_type_from, wb.parsed(doc.id).text, doc.title) == "contract"
