@@ -9,7 +9,7 @@ PORT ?= 8501
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test setup chromium llm-server lint screenshots lock clean train fit-lexical fit-relevance
+.PHONY: run test setup chromium llm-server lint screenshots lock clean train fit-lexical
 
 setup: $(STAMP)
 
@@ -81,20 +81,12 @@ train: $(STAMP)
 	$(TRAIN_VENV)/bin/python train/export.py --ckpt train/out/ckpt2 --out workbench/judgment/model
 	PYTHONPATH=. $(PY) train/calibrate.py --pairs train/out/pairs.jsonl --test-sample 400
 
-# The lexical part of the engine's judge (workbench/backends/engine.py JUDGE_FIT, support): a
-# logistic model per task over IDF-weighted coverage and MiniLM cosine, fitted on cuad-train pairs (~2 min for the pairs,
+# The engine's judge (workbench/backends/engine.py LEXICAL_FIT): a logistic model per task over
+# IDF-weighted coverage and MiniLM cosine, fitted on cuad-train pairs (~2 min for the pairs,
 # ~4 min for the fit on 2 cores); prints the weights and their held-out figures.
 fit-lexical: $(STAMP)
 	$(PY) train/build_pairs.py --out train/out/pairs.jsonl
 	$(PY) train/fit_lexical.py --per-task 5000
-
-# Fit the engine's relevance in contracts (engine.JUDGE_FIT["relevance:contract"]) on the decision
-# `ask` makes: cuad-train's calib contracts rendered to PDFs, ingested, every category question's
-# candidate units scored (about 15 minutes on 2 cores); prints the weights and the held-out curve.
-fit-relevance: $(STAMP)
-	$(PY) train/doc_decision.py build --split calib --model --product train/out/dd_ws --out train/out/ddp_calib.pkl
-	$(PY) train/doc_decision.py build --split test --limit 40 --model --product train/out/dd_ws --out train/out/ddp_test.pkl
-	$(PY) train/doc_decision.py fit --fit train/out/ddp_calib.pkl --report train/out/ddp_test.pkl --features coverage,cosine,model
 
 # Re-pin requirements.txt from requirements.in.
 lock:

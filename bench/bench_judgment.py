@@ -177,7 +177,7 @@ def engine_checks() -> None:
     for name in sorted(by_doc):
         doc, spans = sentences((CORPUS / "cuad-train" / name).read_text(errors="replace"))
         texts = [doc[s:e] for s, e in spans]
-        weights[name] = w = TermWeights(texts, "contract")  # cuad-train: contracts
+        weights[name] = w = TermWeights(texts)
         keep = [i for i, t in enumerate(texts) if len(t.split()) >= 4]
         bm = BM25([texts[i] for i in keep])
         for r in by_doc[name]:

@@ -70,7 +70,7 @@ class BlendedJudge:
         from workbench.backends import engine
 
         self._model = model
-        self.lexical = lexical or engine.EngineJudge(fit=engine.LEXICAL_FIT)
+        self.lexical = lexical or engine.LexicalJudge()
         self.weight = weight
         self.support_weight = weight if support_weight is None else support_weight
 
@@ -112,8 +112,8 @@ def use_judge(name: str) -> None:
 
     if name == "shipped":
         return
-    if name == "lexical":  # before the cross-encoder joined relevance
-        engine.SCORES.judge = engine.EngineJudge(fit=engine.LEXICAL_FIT)
+    if name == "lexical":
+        engine.SCORES.judge = engine.LexicalJudge()
     elif name == "model":
         from workbench.judgment import ModelJudge
 

@@ -16,14 +16,19 @@ This script simulates that decision on cuad-train contracts (text, lawyer-labell
 - a pair is "found" when a unit overlapping the gold clause is among the 12 best scoring
   >= the threshold, "NAE" when no unit does (categories the contract lacks).
 
-    .venv/bin/python train/doc_decision.py build --split calib --out train/out/dd_calib.pkl [--model]
-    .venv/bin/python train/doc_decision.py build --split test --out train/out/dd_test.pkl [--model]
-    .venv/bin/python train/doc_decision.py fit --fit train/out/dd_calib.pkl --report train/out/dd_test.pkl
+    .venv/bin/python train/doc_decision.py build --split calib --out train/out/dd_calib.pkl [--model] [--product WS]
+    .venv/bin/python train/doc_decision.py build --split test --out train/out/dd_test.pkl [--model] [--product WS]
+    .venv/bin/python train/doc_decision.py fit --fit train/out/dd_calib.pkl --report train/out/dd_test.pkl \
+        [--features coverage,cosine,model]
+
+(--product WS: the candidates `ask` really gets, each contract rendered to a PDF and ingested in
+the workspace WS; about 25 s a contract with --model on 2 cores.)
 
 `fit` fits a logistic over the features on every candidate of the fit file (the candidates' own
 rate of answers), then picks the bias that finds the most answers while keeping NAE >= --min-nae
 on the fit file, and prints the curves of the shipped weights and of the fit on the report file
-(held out by contract)."""
+(held out by contract). A measuring tool: the fit with the cross-encoder was tried in the engine
+and not kept (BENCHMARKS.md, "Judgment: relevance at the decision `ask` makes")."""
 
 from __future__ import annotations
 
@@ -95,7 +100,7 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
     from workbench.text.terms import content_terms, embed_form
     from workbench.text.weights import TermWeights
 
-    judge = engine.EngineJudge(fit=engine.LEXICAL_FIT)
+    judge = engine.LexicalJudge()
     scorer = None
     if with_model:
         from workbench.judgment import model as M
@@ -197,7 +202,7 @@ COLUMNS = ("coverage", "cosine", "zcos", "model")
 
 
 def fit(fit_file: Path, report_file: Path, names: list[str], min_nae: float) -> None:
-    from workbench.backends.engine import JUDGE_FIT, LEXICAL_FIT
+    from workbench.backends.engine import LEXICAL_FIT
 
     fp = pickle.loads(fit_file.read_bytes())
     rp = pickle.loads(report_file.read_bytes())
@@ -221,13 +226,11 @@ def fit(fit_file: Path, report_file: Path, names: list[str], min_nae: float) -> 
     print(f"features {names}")
     print(f"fitted weights {np.round(w, 3).tolist()}, bias {b:.3f} (candidates' rate), {b + d:.3f} "
           f"(most found with NAE >= {min_nae} on the fit file: found {found:.3f}, NAE {nae:.3f})")
-    lex, shipped = LEXICAL_FIT["relevance"], JUDGE_FIT["relevance:contract"]
+    lex = LEXICAL_FIT["relevance"]
     for name, pairs in (("fit file", fp), ("report file (held out)", rp)):
         print(name)
         if names[:2] == ["coverage", "cosine"]:
-            curve(pairs, lin([lex["coverage"], lex["cosine"]], lex["bias"]), "lexical (before)")
-        if names == ["coverage", "cosine", "model"]:
-            curve(pairs, lin([shipped[n] for n in names], shipped["bias"]), "shipped (engine.JUDGE_FIT)")
+            curve(pairs, lin(list(lex[:2]), lex[2]), "shipped (lexical)")
         curve(pairs, lin(w, b), "fitted, candidates' rate")
         curve(pairs, lin(w, b + d), "fitted, bias chosen on fit file")
         if "model" in names:

@@ -1,13 +1,13 @@
-"""Fit the lexical part of the engine's judge (workbench.backends.engine.EngineJudge): one logistic
-model per task over two features, IDF-weighted coverage in the span's document and rescaled MiniLM cosine.
+"""Fit the lexical judge (workbench.backends.engine.LexicalJudge): one logistic model per task over
+its two features, IDF-weighted coverage in the span's document and rescaled MiniLM cosine.
 
 Data: the pairs of train/build_pairs.py (run it first), cuad-train contracts split by contract:
 relevance on the "rel" rows, support on the "sup" rows and the ContractNLI "nli" rows (8 of 17
 hypotheses, NDAs of ContractNLI train, never dev). Fitted on the train and calib contracts,
 reported on the test contracts (held out), with the shipped weights beside it. The engine ships
-the support fit (engine.JUDGE_FIT); relevance is printed for reference (the shipped relevance adds
-the cross-encoder and is fitted by train/doc_decision.py on the decision `ask` makes; the
-shipped row shows its lexical weights alone). Minutes on 2 cores (embedding the sampled spans).
+the support fit; relevance is printed for reference (the engine's is set by hand: see
+engine.LEXICAL_FIT for why). Prints the
+weights to paste into engine.LEXICAL_FIT. Minutes on 2 cores (embedding the sampled spans).
 
     .venv/bin/python train/build_pairs.py --out train/out/pairs.jsonl
     .venv/bin/python train/fit_lexical.py [--pairs train/out/pairs.jsonl] [--per-task 6000]
@@ -57,13 +57,13 @@ def main(argv=None) -> int:
     ap.add_argument("--per-task", type=int, default=6000, help="rows sampled per task and side (fit / test)")
     ap.add_argument("--seed", type=int, default=7)
     a = ap.parse_args(argv)
-    from workbench.backends.engine import JUDGE_FIT, EngineJudge
+    from workbench.backends.engine import LEXICAL_FIT, LexicalJudge
     from workbench.text.weights import TermWeights
 
     rows = [json.loads(line) for line in Path(a.pairs).read_text().splitlines()]
     rng = random.Random(a.seed)
     tasks = {"relevance": ("rel",), "support": ("sup", "nli")}
-    judge = EngineJudge()
+    judge = LexicalJudge()
     fit: dict[str, tuple[float, float, float]] = {}
     for task, kinds in tasks.items():
         sides = {}
@@ -85,14 +85,12 @@ def main(argv=None) -> int:
         w, b = logistic(X, y)  # calibrated at the data's own rate: 0.5 means more likely than not
         fit[task] = (round(float(w[0]), 3), round(float(w[1]), 3), round(b, 3))
         Xt, yt = feats["test"]
-        shipped = JUDGE_FIT[task]
-        for name, (c0, c1, c2) in (("fitted", fit[task]),
-                                   ("shipped", (shipped["coverage"], shipped["cosine"], shipped["bias"]))):
+        for name, (c0, c1, c2) in (("fitted", fit[task]), ("shipped", LEXICAL_FIT[task])):
             p = 1 / (1 + np.exp(-(Xt @ np.array([c0, c1]) + c2)))
             bal = 0.5 * ((p[yt == 1] >= 0.5).mean() + (p[yt == 0] < 0.5).mean())
             print(f"{task:9s} {name:8s} held-out contracts n={len(yt)}: AUC {auc(yt, p):.3f}, balanced accuracy "
                   f"at 0.5 {bal:.3f}, mean p {p.mean():.3f} vs rate {yt.mean():.3f}")
-    print("fitted (coverage, cosine, bias): " + json.dumps(fit))
+    print("LEXICAL_FIT = " + json.dumps(fit))
     return 0
 
 

@@ -140,7 +140,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         return _submit(wb, args, [dict(kind="ask", questions=questions, backend=args.backend,
                                        paths=[p for p, i in stored.items() if not i],
                                        document_ids=[i for i in stored.values() if i])])
-    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=args.password, source_type=args.source_type).id
+    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=args.password, source_type=args.source_type or "other").id
                for p in paths]
 
     def progress(ev) -> None:

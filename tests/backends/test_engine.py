@@ -367,10 +367,10 @@ def test_bibliography_entries_are_not_candidate_evidence():
     assert engine.units_for("Who should be treated?", Context(), {"d": [(0, 120)]}) == []
 
 
-def test_the_judge_embeds_a_unit_once_however_many_claims_ask_about_it():
+def test_the_lexical_judge_embeds_a_unit_once_however_many_claims_ask_about_it():
     import numpy as np
 
-    from workbench.backends.engine import EngineJudge
+    from workbench.backends.engine import LexicalJudge
 
     asked: list[str] = []
 
@@ -378,7 +378,7 @@ def test_the_judge_embeds_a_unit_once_however_many_claims_ask_about_it():
         asked.extend(texts)
         return np.array([[len(t) % 7 + 1.0, 1.0] for t in texts]) / 10
 
-    judge = EngineJudge(embed=embed, max_vectors=3)
+    judge = LexicalJudge(embed=embed, max_vectors=3)
     spans = ["Either party may terminate on sixty days notice.", "This Agreement is governed by Virginia law."]
     first = judge.support("A party may terminate on notice.", spans)
     assert judge.support("A party may terminate on notice.", spans).tolist() == first.tolist()
@@ -431,90 +431,14 @@ def test_a_table_rule_of_dashes_is_trimmed_in_linear_time():
     assert engine.trail_cut("terms for", 0, 9) == 9  # "for" ends in "or" but is a word
 
 
-# --- the judge's fit per kind of document ------------------------------------------------------
-class _Scorer:
-    """A stand-in cross-encoder: a fixed logit, and a record of what it was asked."""
-
-    def __init__(self, logit: float):
-        self.logit = logit
-        self.asked: list[str] = []
-
-    def logits(self, text, spans, task="support"):
-        import numpy as np
-
-        self.asked.extend(spans)
-        return np.full(len(spans), self.logit)
-
-
-def _embed(texts):
-    import numpy as np
-
-    return np.array([[1.0, 0.0] for _ in texts])
-
-
-def test_relevance_in_a_contract_reads_the_cross_encoder_and_elsewhere_only_words():
-    from workbench.backends.engine import JUDGE_FIT, EngineJudge
-    from workbench.text.weights import TermWeights
-
-    spans = ["This Agreement may not be assigned without the prior written consent of the other party."]
-    q = "May a party transfer its rights under the agreement?"
-    contract, policy = TermWeights(spans, "contract"), TermWeights(spans, "policy")
-    yes, no = _Scorer(3.0), _Scorer(-3.0)
-    high = EngineJudge(embed=_embed, scorer=yes).relevance(q, spans, [contract])[0]
-    low = EngineJudge(embed=_embed, scorer=no).relevance(q, spans, [contract])[0]
-    assert high - low > 0.3  # the model's reading moves a contract clause's relevance
-    assert yes.asked == spans
-    judge = EngineJudge(embed=_embed, scorer=no)
-    other = TermWeights(spans, "other")
-    assert judge.relevance(q, spans, [policy])[0] == pytest.approx(judge.relevance(q, spans, [other])[0])
-    assert no.asked == spans  # only the contract span was read by the model
-    assert "model" in JUDGE_FIT["relevance:contract"] and "model" not in JUDGE_FIT["relevance"]
-
-
-def test_a_plain_requirement_in_a_standard_answers_its_question():
-    """Why the cross-encoder stays out of other documents: it learned contract wording and gives
-    this pair, every word shared, a logit of about -3."""
-    from workbench.text.weights import TermWeights
-
-    spans = ["Each contractor must encrypt customer data at rest using approved cryptographic modules.",
-             "The agency was founded in 1950 and has offices in four states across the country."]
-    w = TermWeights(spans, "policy")
-    p = engine.get_judge().relevance("Must contractors encrypt customer data at rest?", spans, [w, w])
-    assert p[0] >= 0.8 and p[1] < engine.RELEVANT
-
-
-def test_a_document_retyped_by_a_reviewer_is_scored_again():
-    from workbench.backends.engine import EngineJudge, ScoreCache
-    from workbench.text.weights import remember
-
-    spans = ["Neither party may assign this Agreement without consent."]
-    scorer = _Scorer(2.0)
-    scores = ScoreCache(EngineJudge(embed=_embed, scorer=scorer))
-    remember("doc-retyped", lambda: spans, "policy")
-    scores("relevance", "Can the agreement be assigned?", spans, ["doc-retyped"])
-    assert scorer.asked == []
-    remember("doc-retyped", lambda: spans, "contract")
-    scores("relevance", "Can the agreement be assigned?", spans, ["doc-retyped"])
-    assert scorer.asked == spans
-
-
-def test_in_a_contract_relevance_reads_a_paraphrase_that_shares_no_key_word(reseller):
-    """"Which courts or state laws apply to disputes?" shares no word with "governed by and
-    construed under the laws of the Commonwealth of Virginia" but "laws": word coverage and cosine
-    alone said NO_AUTHORITATIVE_EVIDENCE; the contract fit (with the cross-encoder) finds it."""
+def test_a_plain_termination_question_finds_the_clause_that_says_how(reseller):
+    """The issue's case: "Either Party may terminate … sixty (60) written notice" (page 1) answers
+    a termination question asked in plain words. (The trained cross-encoder, tried as a feature
+    of relevance in contracts, gave this pair a logit of -2.9 and answered with a sentence about
+    the six months after termination instead: BENCHMARKS.md, "Judgment".)"""
     wb, doc_id = reseller
-    [run] = wb.ask(["Which courts or state laws apply to disputes?"], [doc_id])
+    [run] = wb.ask(["How can either party end this agreement?"], [doc_id])
     ok = {v.requirement_id for v in run.verifications if v.verified}
-    assert run.answer.result != NO_AUTHORITATIVE_EVIDENCE
-    assert any(_flat(VIRGINIA) in _flat(e.exact_quote) for e in run.evidence if e.requirement_id in ok)
-
-
-def test_a_contract_ingested_without_a_type_is_judged_as_a_contract(reseller, tmp_path):
-    from tests.conftest import CORPUS
-    from workbench.service import Workbench
-    from workbench.text.doctype import judged_as
-
-    wb = Workbench(Settings(data_dir=tmp_path))
-    doc = wb.ingest(str(Path(CORPUS) / "cuad" / "pdf" / RESELLER))
-    assert (doc.source_type, doc.source_type_from) == ("other", "default")
-    assert judged_as(doc.source_type, doc.source_type_from, wb.parsed(doc.id).text, doc.title) == "contract"
+    quotes = [_flat(e.exact_quote) for e in run.evidence if e.requirement_id in ok]
+    assert any(q.startswith("Either Party may terminate this agreement for non-cause") for q in quotes)
+    assert "Either Party may terminate" in run.answer.final_answer

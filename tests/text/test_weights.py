@@ -54,10 +54,3 @@ def test_on_a_real_nda_the_defined_term_weighs_least(corpus):
     [conf] = content_terms("confidential")
     terms = {t for s, e in doc["spans"] for t in content_terms(doc["text"][s:e])}
     assert w.idf(conf) <= min(w.idf(t) for t in terms) + 0.5
-
-
-def test_a_documents_kind_is_kept_as_of_the_last_reading():
-    a = remember("doc-kind-test", lambda: ["A sentence."], "contract")
-    assert a.domain == "contract"
-    remember("doc-kind-test", lambda: ["A sentence."], "policy")  # a reviewer changed its type
-    assert weights_for("doc-kind-test").domain == "policy"

@@ -52,32 +52,31 @@ class Judge(Protocol):
 
 @lru_cache(maxsize=1)
 def get_judge() -> Judge:
-    """The judge ask and verify share (EngineJudge): a logistic model per task over the span's
-    IDF-weighted coverage, MiniLM cosine and, for relevance in contracts, the trained
-    cross-encoder's logit."""
-    return EngineJudge()
+    """The judge ask and verify share: the lexical judge (IDF-weighted coverage and MiniLM cosine,
+    a logistic model per task; support's fitted on cuad-train). The trained cross-encoder
+    (workbench.judgment.ModelJudge, committed) ranks CUAD clauses better held out, but it learned
+    contract wording: it misses plain regulatory answers ("What must employees use for remote
+    access sessions?" scores 0.21 against the sentence that says so) and ranks ContractNLI
+    evidence below BM25; see BENCHMARKS.md "Judgment model"."""
+    return LexicalJudge()
 
 
-class EngineJudge:
-    """How much of the question's or claim's meaning the span carries, read several ways and
-    combined by a logistic model per task (JUDGE_FIT):
+class LexicalJudge:
+    """The judge without a neural cross-encoder: how much of the question's or claim's meaning the
+    span carries, read two ways, combined by a logistic model per task.
 
     - coverage: the share of the text's content words the span uses, each weighted by its IDF in
       the span's own document (words the document uses everywhere count for little);
-    - cosine: MiniLM similarity of the two, rescaled;
-    - model: the trained cross-encoder's raw logit for the task (workbench.judgment), which reads
-      paraphrase ("assign" / "transfer its rights") that shared words miss; only where a fit for
-      the span's kind of document has it (relevance in contracts: the kind it was trained on).
+    - cosine: MiniLM similarity of the two, rescaled.
 
-    Each feature alone fails somewhere: words miss paraphrase, the cross-encoder learned contract
-    wording and misses plain regulatory answers, cosine finds every neighbouring clause."""
+    Support's weights (LEXICAL_FIT) were fitted on cuad-train and ContractNLI-train claims by
+    `train/fit_lexical.py`, so a support score reads as a probability on contracts like those;
+    relevance's are set by hand (why: LEXICAL_FIT)."""
 
-    def __init__(self, embed=None, max_vectors: int = 8_000, fit: dict[str, dict[str, float]] | None = None,
-                 scorer=None):
+    def __init__(self, embed=None, max_vectors: int = 8_000, fit: dict[str, tuple[float, float, float]] | None = None):
         self._embed = embed
-        self._scorer = scorer
         self.max_vectors = max_vectors
-        self.fit = fit or JUDGE_FIT
+        self.fit = fit or LEXICAL_FIT
         # vectors by embedded text: the units of a document recur from claim to claim and question
         # to question, and embedding them again was 90 % of a warm `verify` (LRU, ~12 MB when full)
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -109,7 +108,7 @@ class EngineJudge:
 
     def features(self, text: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                  ) -> np.ndarray:
-        """(coverage, rescaled cosine) per span: the lexical features."""
+        """(coverage, rescaled cosine) per span: what the fitted model reads."""
         if not spans:
             return np.zeros((0, 2), np.float64)
         q = set(content_terms(text))
@@ -118,28 +117,12 @@ class EngineJudge:
         cos = np.clip((self._cos(text, spans) - 0.2) / 0.6, 0, 1)
         return np.column_stack([cov, cos])
 
-    def model_logits(self, task: str, text: str, spans: list[str]) -> np.ndarray:
-        if self._scorer is None:
-            from workbench.judgment.model import get_scorer
-
-            self._scorer = get_scorer()
-        return np.asarray(self._scorer.logits(text, spans, task), dtype=np.float64)
-
     def _score(self, task: str, text: str, spans: list[str], weights) -> np.ndarray:
         if not spans:
             return np.zeros(0, np.float32)
-        ws = list(weights) if weights is not None else [None] * len(spans)
-        f = self.features(text, spans, ws)
-        # each span by the fit for its document's kind ("relevance:contract"), else the task's own
-        keys = [f"{task}:{w.domain}" if w is not None and f"{task}:{w.domain}" in self.fit else task for w in ws]
-        z = np.zeros(len(spans))
-        for key in set(keys):
-            idx = [i for i, k in enumerate(keys) if k == key]
-            fit = self.fit[key]
-            z[idx] = fit["coverage"] * f[idx, 0] + fit["cosine"] * f[idx, 1] + fit["bias"]
-            if fit.get("model"):
-                z[idx] += fit["model"] * self.model_logits(task, text, [spans[i] for i in idx])
-        return (1 / (1 + np.exp(-z))).astype(np.float32)
+        a, b, c = self.fit[task]
+        f = self.features(text, spans, weights)
+        return (1 / (1 + np.exp(-(a * f[:, 0] + b * f[:, 1] + c)))).astype(np.float32)
 
     def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                   ) -> np.ndarray:
@@ -150,30 +133,21 @@ class EngineJudge:
         return self._score("support", claim, spans, weights)
 
 
-# A logistic model per task ("task:kind" for documents of one kind, text.doctype): a weight per
-# feature and a bias.
-# Relevance in contracts: fitted by `train/doc_decision.py` on the units `ask` considers for each
-# category question of cuad-train's calib contracts (rendered to PDFs and ingested; never trained
-# on), the bias then set to find the most answers while 75 % of the questions a contract does not
-# answer stay NO_AUTHORITATIVE_EVIDENCE on those contracts: an answer is decided by the best of ~50 units, and a bias fitted on balanced
-# pairs verified a neighbouring clause for most questions a contract does not answer. On those
-# contracts: found 61 %, NAE 76 %; the lexical weights: 38 % / 82 %, 47 % / 72 % at a lower
-# threshold. Held out: BENCHMARKS.md, "Judgment" (wordier questions verify more neighbours).
-# Relevance elsewhere: set by hand, lexical only. The cross-encoder learned contract wording: it
-# gives "Each contractor must encrypt customer data at rest using approved cryptographic modules."
-# a logit of -3.1 for "Must contractors encrypt customer data at rest?" (every word shared).
-# Support: fitted by `make fit-lexical` on cuad-train and ContractNLI-train claims (at their own
-# 29 % rate of support: -2.139), the bias then moved half way to equal classes (+0.45, half of
-# ln(71/29)): at the data's rate the engine supported 11 % of entailed ContractNLI claims; with
-# classes equal, a draft sentence sharing half its words with an unrelated one ("The consultant
-# must wear a helmet at every tournament").
-JUDGE_FIT: dict[str, dict[str, float]] = {
-    "relevance:contract": {"coverage": 2.031, "cosine": 1.75, "model": 0.776, "bias": -1.32},
-    "relevance": {"coverage": 3.0, "cosine": 3.0, "bias": -2.6},
-    "support": {"coverage": 2.891, "cosine": 0.545, "bias": -1.69},
+# (coverage weight, cosine weight, bias) per task. Support: fitted by `make fit-lexical` on
+# cuad-train and ContractNLI-train claims (at their own 29 % rate of support: -2.139), the bias
+# then moved half way to equal classes (+0.45, half of ln(71/29)): at the data's rate the engine
+# supported 11 % of entailed ContractNLI claims; with classes equal, a draft sentence sharing
+# half its words with an unrelated one ("The consultant must wear a helmet at every tournament").
+# Relevance: set by hand. The same fit on CUAD's category
+# questions, which paraphrase rather than share words, leans on cosine (0.47, 2.80, -2.21 at the
+# data's rate; 0.48, 2.96, -0.86 with classes weighted equally) and then verifies neighbouring
+# clauses: "Accounts are reviewed every quarter" for "How often must audit records be reviewed?",
+# NO_AUTHORITATIVE_EVIDENCE for 18.5 % of absent CUAD categories against 79 % with these weights
+# (BENCHMARKS.md, "Judgment").
+LEXICAL_FIT: dict[str, tuple[float, float, float]] = {
+    "relevance": (3.0, 3.0, -2.6),
+    "support": (2.891, 0.545, -1.69),
 }
-# The judge without the cross-encoder, whatever the document (benches compare it: --judge lexical).
-LEXICAL_FIT: dict[str, dict[str, float]] = {k: v for k, v in JUDGE_FIT.items() if ":" not in k}
 
 
 def coverage(terms: set[str], span_terms: set[str], weights: TermWeights | None = None) -> float:
@@ -198,13 +172,12 @@ class ScoreCache:
         judge = self.judge or get_judge()
         ids = list(docs) if docs is not None else [None] * len(spans)
         ws = {d: weights_for(d) for d in set(ids)}
-        # a document whose weights are not known yet scores as free text, and is cached as such;
-        # its kind is in the key (the judge's fit depends on it, and a reviewer may change it)
-        keys = [(task, text, s, f"{d}|{ws[d].domain}" if ws[d] is not None else "") for s, d in zip(spans, ids, strict=True)]
+        # a document whose weights are not known yet scores as free text, and is cached as such
+        keys = [(task, text, s, d if ws[d] is not None else "") for s, d in zip(spans, ids, strict=True)]
         todo = list(dict.fromkeys(k for k in keys if k not in self._d))
         if todo:
             fn = judge.relevance if task == "relevance" else judge.support
-            got = fn(text, [k[2] for k in todo], [ws.get(k[3].rpartition("|")[0] or None) for k in todo])
+            got = fn(text, [k[2] for k in todo], [ws.get(k[3] or None) for k in todo])
             for k, p in zip(todo, np.asarray(got, dtype=np.float64), strict=True):
                 self._d[k] = float(p)
             while len(self._d) > self.max_items:

@@ -23,25 +23,12 @@ EVIDENCE_K = 5  # spans returned per claim, best first
 # of 50-80 words lost the part that states the claim.
 EVIDENCE_MAX_WORDS = 100
 
-# The evidence list shows what the documents say about the claim, for or against it: support's
-# best RERANK_K units are re-ordered by a mix of support and relevance (the claim read as a
-# question; log-odds, SUPPORT_SHARE of support). Support alone ranks the clause that contradicts
-# a claim low. Chosen on ContractNLI dev's 8 hypotheses trained on (recall@5 0.861 -> 0.877);
-# on the 9 held out: 0.838 -> 0.859 (BENCHMARKS.md).
-RERANK_K = 8
-SUPPORT_SHARE = 0.75
-
 EmbedFn = Callable[[list[str]], np.ndarray]
 
 
 class SegmentRetriever(Protocol):
     def search_segments(self, query: str, doc: ParsedDoc, top_k: int) -> list[tuple[DocSegment, float]]:
         """(segment with start/end/page/text, score) pairs, best first."""
-
-
-def _logit(p: float) -> float:
-    p = min(max(float(p), 1e-6), 1 - 1e-6)
-    return float(np.log(p / (1 - p)))
 
 
 def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetriever, min_words: int = 10,
@@ -58,10 +45,6 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
 
     verdict = engine.judge_claim(claim, [u.text for u in units], sup, where, threshold=threshold)
     order = sorted(range(len(units)), key=lambda i: -sup[i])
-    head = order[:RERANK_K]
-    rel = engine.SCORES("relevance", claim, [units[i].text for i in head], [units[i].document_id for i in head])
-    mix = {i: SUPPORT_SHARE * _logit(sup[i]) + (1 - SUPPORT_SHARE) * _logit(r) for i, r in zip(head, rel, strict=True)}
-    order = sorted(head, key=lambda i: -mix[i]) + order[RERANK_K:]
     if verdict.best is not None:  # the deciding passage first
         order.remove(verdict.best)
         order.insert(0, verdict.best)

@@ -9,7 +9,6 @@ from typing import Any
 
 from workbench.models import DocSegment, ParsedDoc
 from workbench.text import weights
-from workbench.text.doctype import judged_as
 
 _SENTENCE_END = re.compile(r"[.;:!?][\"')\u201d\u2019]*\s*$")
 
@@ -45,10 +44,7 @@ class DocsContext:
             for i in range(1, len(ends)):  # segments do not nest; a running max keeps bisection sound
                 ends[i] = max(ends[i], ends[i - 1])
             self._segs[document_id] = ([s.start for s in segs], ends, segs)
-            doc = self._docs[document_id]
-            d = doc.document
-            weights.remember(document_id, lambda: [s.text for s in all_segs],
-                             judged_as(d.source_type, d.source_type_from, doc.text, d.title))
+            weights.remember(document_id, lambda: [s.text for s in all_segs])
         return self._segs[document_id]
 
     def sentences(self, document_id: str, start: int, end: int) -> list[tuple[int, int, str]]:

@@ -41,12 +41,3 @@ def infer_source_type(text: str, title: str | None = None) -> str:
     if ranked[0] < 4 or ranked[0] < 1.3 * ranked[1]:
         return "other"
     return best
-
-
-def judged_as(source_type: str, chosen_by: str, text: str, title: str | None = None) -> str:
-    """The kind of document the judge weighs a span as: the chosen source type, or the guess
-    from the words when nobody chose one (a contract ingested without a type is still a contract:
-    the judge's contract model applies to it)."""
-    if source_type == "other" and chosen_by == "default":
-        return infer_source_type(text, title)
-    return source_type

@@ -21,8 +21,7 @@ MAX_DOCUMENTS = 256
 class TermWeights:
     """IDF of content terms (stems) over one document's sentences."""
 
-    def __init__(self, texts: Iterable[str], domain: str = "other"):
-        self.domain = domain  # the document's kind (text.doctype): which of the judge's fits applies
+    def __init__(self, texts: Iterable[str]):
         df: Counter[str] = Counter()
         n = 0
         for t in texts:
@@ -46,16 +45,14 @@ _docs: OrderedDict[str, TermWeights] = OrderedDict()
 _lock = threading.Lock()
 
 
-def remember(document_id: str, texts: Callable[[], Iterable[str]], domain: str = "other") -> TermWeights:
-    """The weights of a document, computed from `texts()` (its sentences) the first time; its
-    `domain` (kind of document) as of this call (a reviewer may change a document's type)."""
+def remember(document_id: str, texts: Callable[[], Iterable[str]]) -> TermWeights:
+    """The weights of a document, computed from `texts()` (its sentences) the first time."""
     with _lock:
         w = _docs.get(document_id)
         if w is not None:
             _docs.move_to_end(document_id)
-            w.domain = domain
             return w
-    w = TermWeights(texts(), domain)
+    w = TermWeights(texts())
     with _lock:
         _docs[document_id] = w
         while len(_docs) > MAX_DOCUMENTS:
