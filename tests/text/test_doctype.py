@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from workbench.text.doctype import infer_source_type
 
 EUROMEDIA = "EuromediaHoldingsCorp_20070215_10SB12G_EX-10.B(01)_525118_EX-10.B(01)_Content License Agreement.txt"
 
 
-@pytest.fixture(scope="module")
-def license_text():
-    from tests.conftest import CORPUS
-
-    path = Path(CORPUS) / "cuad-train" / "txt" / EUROMEDIA
-    if not path.is_file():
-        pytest.skip(f"shared corpus not found at {path}")
-    return path.read_text(errors="replace")
+def test_a_real_license_agreement_reads_as_a_contract(corpus):
+    text = (corpus / "cuad-train" / "txt" / EUROMEDIA).read_text(errors="replace")
+    assert infer_source_type(text) == "contract"
 
 
-def test_a_real_license_agreement_reads_as_a_contract(license_text):
-    assert infer_source_type(license_text) == "contract"
+def test_a_few_words_without_a_clear_signal_stay_other():
+    assert infer_source_type("Minutes of the meeting held on Tuesday.") == "other"
