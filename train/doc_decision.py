@@ -37,6 +37,7 @@ import json
 import pickle
 import sys
 import time
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -50,20 +51,23 @@ from train.calibrate import logistic  # noqa: E402
 MAX_PROPOSED = 12
 
 
+@cache
+def _workbench(ws: Path):
+    from workbench.config import Settings
+    from workbench.service import Workbench
+
+    return Workbench(Settings(data_dir=ws))
+
+
 def product_candidates(name: str, text: str, ws: Path):
     """A function question -> (unit texts, unit (start, end)) as `ask`'s extract sees them: the
     contract rendered to a PDF, ingested, retrieved chunks and segment search (engine.units_for);
     and the gold locator for that PDF's text."""
     from bench.common import render_text_pdf
     from workbench.backends import engine
-    from workbench.config import Settings
     from workbench.pipeline.context import DocsContext
-    from workbench.service import Workbench
 
-    global _WB
-    if "_WB" not in globals():
-        _WB = Workbench(Settings(data_dir=ws))
-    wb = _WB
+    wb = _workbench(ws)
     pdf = ws / "pdf" / (Path(name).stem[:80] + ".pdf")
     pdf.parent.mkdir(parents=True, exist_ok=True)
     if not pdf.exists():
@@ -97,7 +101,7 @@ def product_candidates(name: str, text: str, ws: Path):
 def build(split: str, limit: int, with_model: bool, out: Path, question_index: int, product: Path | None) -> None:
     from workbench.backends import engine
     from workbench.index.embed import embed_texts
-    from workbench.text.terms import content_terms, embed_form
+    from workbench.text.terms import embed_form
     from workbench.text.weights import TermWeights
 
     judge = engine.LexicalJudge()
@@ -164,8 +168,7 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
                 cols.append(scorer.raw(q, ut)[:, 0])
             X = np.column_stack(cols)
             g = np.array([overlaps(o, gold) for o in offsets], bool)
-            pairs.append(dict(doc=name, cat=cat, has_gold=bool(gold), X=X, gold=g, texts=ut, q=q,
-                              n_terms=len(set(content_terms(q)))))
+            pairs.append(dict(doc=name, cat=cat, has_gold=bool(gold), X=X, gold=g, texts=ut, q=q))
         print(f"{n + 1}/{len(names)} {name[:50]} ({time.time() - t0:.0f} s)", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(pickle.dumps(pairs))
