@@ -2,7 +2,7 @@
 (contract, category question), does the verified evidence contain the lawyers' gold clause, and
 is a category the contract lacks answered NO_AUTHORITATIVE_EVIDENCE?
 
-    .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR] [--prepare]
+    .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR] [--prepare] [--wording plain]
 
 (run from the repository root, or with PYTHONPATH naming the checkout to measure)
 
@@ -37,6 +37,21 @@ QUESTIONS: dict[str, str] = {
     "Cap On Liability": "Is either party's liability capped or limited to a maximum amount?",
     "Audit Rights": "Does a party have the right to audit the other party's books or records?",
     "Insurance": "What insurance must a party maintain?",
+}
+# The same categories asked a second time in plainer words that share less of the contracts'
+# vocabulary ("end" for terminate, "contract" for Agreement), written 2026-11-23 before any result
+# for them was seen: how much of the judgment holds when questions are worded like a reader's.
+PLAIN_QUESTIONS: dict[str, str] = {
+    "Governing Law": "Under which jurisdiction's laws is this contract interpreted?",
+    "Termination For Convenience": "Can either side end the contract whenever it wants by giving notice?",
+    "Non-Compete": "Does this contract stop anyone from running a competing business?",
+    "Exclusivity": "Is this an exclusive arrangement?",
+    "Expiration Date": "How long does this agreement last?",
+    "Renewal Term": "Does the contract automatically extend when its term ends?",
+    "Anti-Assignment": "Is consent needed before a party transfers its rights under this contract to someone else?",
+    "Cap On Liability": "Is there a limit on how much a party can be liable for?",
+    "Audit Rights": "Can one party inspect the other's accounts?",
+    "Insurance": "Does a party have to carry insurance coverage?",
 }
 MIN_RUN = 8
 _W = re.compile(r"[a-z0-9]+")
@@ -86,7 +101,10 @@ def main() -> int:
     ap.add_argument("--prepare", action="store_true", help="only ingest and index the contracts (chunk and "
                     "segment indexes, kept in the workspace), no questions")
     ap.add_argument("--judge", default="shipped", help="shipped (engine.get_judge), lexical, model or blend")
+    ap.add_argument("--wording", default="bench", choices=("bench", "plain"),
+                    help="plain: the same categories asked in plainer words (PLAIN_QUESTIONS)")
     a = ap.parse_args()
+    questions = QUESTIONS if a.wording == "bench" else PLAIN_QUESTIONS
     sys.path.insert(0, str(ROOT))
     from bench.common import use_judge
 
@@ -118,7 +136,7 @@ def main() -> int:
         if g is None:
             print(f"no gold row for {pdf.name}", file=sys.stderr)
             continue
-        for k, (cat, q) in enumerate(QUESTIONS.items()):
+        for k, (cat, q) in enumerate(questions.items()):
             t = time.perf_counter()
             run, = wb.ask([q], [doc.id])
             dt = time.perf_counter() - t
@@ -142,8 +160,8 @@ def main() -> int:
     per_cat = {c: {"found": sum(r["hit"] for r in pos if r["category"] == c),
                    "with_gold": sum(r["category"] == c for r in pos),
                    "nae_when_absent": sum(r["nae"] for r in neg if r["category"] == c),
-                   "absent": sum(r["category"] == c for r in neg)} for c in QUESTIONS}
-    summary = {"contracts": len(pdfs), "pairs": len(rows),
+                   "absent": sum(r["category"] == c for r in neg)} for c in questions}
+    summary = {"wording": a.wording, "contracts": len(pdfs), "pairs": len(rows),
                "found_rate": round(sum(r["hit"] for r in pos) / max(1, len(pos)), 3), "with_gold": len(pos),
                "nae_rate_when_absent": round(sum(r["nae"] for r in neg) / max(1, len(neg)), 3), "absent": len(neg),
                "green_when_absent": sum(r["confidence"] == "high" for r in neg),

@@ -442,3 +442,38 @@ def test_a_plain_termination_question_finds_the_clause_that_says_how(reseller):
     quotes = [_flat(e.exact_quote) for e in run.evidence if e.requirement_id in ok]
     assert any(q.startswith("Either Party may terminate this agreement for non-cause") for q in quotes)
     assert "Either Party may terminate" in run.answer.final_answer
+
+
+# --- whole units from long sentences and self-contained openings, on CUAD PDFs -----------------
+def _segment_with(corpus: Path, name: str, opening: str) -> str:
+    from workbench.pdf import open_pdf
+
+    [pdf] = [p for p in (corpus / "cuad" / "pdf").iterdir() if p.stem.startswith(name)]
+    doc = open_pdf(pdf)
+    return next(s.text for s in doc.segments() if _flat(s.text).startswith(opening) or opening in _flat(s.text))
+
+
+def test_a_long_sentence_is_quoted_from_its_start_never_from_a_clause_that_lost_its_subject(corpus):
+    """A 60-word term clause asked about renewal: the excerpt keeps "This Agreement … will
+    automatically renew" rather than starting at "and will automatically renew", which no reader
+    (and no gate) takes as a whole unit."""
+    text = _segment_with(corpus, "BELLRINGBRANDS", "This Agreement will commence on the Effective Date")
+    q = "Does the agreement renew automatically, and for how long is each renewal term?"
+    [u] = engine.candidate_units(q, "d", [(0, len(text), text)])
+    assert u.trimmed and 10 <= len(u.text.split()) <= 40
+    assert "automatically" in u.text and engine.fragment(u.text) is None
+    assert engine.judge_quote(q, u.text, 0.9, trimmed_from=u.whole_words).verified
+    joint = _segment_with(corpus, "ACCELERATEDTECHNOLOGIES", "empowered to mortgage")
+    for v in engine.candidate_units("Can a party assign or transfer its interest without consent?", "d",
+                                    [(0, len(joint), joint)]):
+        assert not v.text[:1].islower(), v.text  # never "empowered to mortgage, hypothecate, …"
+
+
+def test_the_agreement_named_in_lower_case_and_an_expletive_it_are_self_contained(corpus):
+    england = _segment_with(corpus, "AgapeAtpCorp", "This agreement shall be governed by the Laws of England")
+    assert engine.dangling_reference(england) is None
+    agreed = _segment_with(corpus, "AFSALABANCORP", "It is expressly agreed that")
+    assert engine.dangling_reference(agreed) is None
+    # a pronoun that points back, and "this section" (which one?), still do not stand alone
+    assert engine.dangling_reference("It is established by calendar year and renewed tacitly every year.") == "It"
+    assert engine.dangling_reference("This section applies to every order placed by the Company.") == "This section"

@@ -280,11 +280,20 @@ def _states_something(unit: str) -> bool:
     return len(words) >= 8 or lower >= 2
 
 
+def _opens_clause(head: str) -> bool:
+    """Whether a part of a sentence quoted from a clause boundary reads as a clause of its own: it
+    opens with a capital, an enumerator or a quotation (what `cut_in_document` accepts)."""
+    return head[:1].isupper() or bool(_ENUM.match(head)) or head[:1] in "\"\u201c("
+
+
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
              ) -> tuple[int, int, bool] | None:
     """The span of one sentence text[s0:e0] to quote: all of it when it has at most max_words
     words; else the run of whole clauses (10..max_words words) sharing most words with `terms`,
-    preferring the sentence's start (its subject). None for a unit too short to state anything."""
+    preferring the sentence's start (its subject). A run starts at the sentence's start or at a
+    clause that opens with a capital or an enumerator: one opening "and will renew …" or "empowered
+    to …" has lost its subject, and the gate would reject it as a fragment anyway. None for a unit
+    too short to state anything."""
     s0, e0 = _clean(text, s0, e0)
     n = _wc(text, s0, e0)
     if n <= max_words:
@@ -292,6 +301,8 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
     bounds = sorted({s0, e0, *clause_bounds(text, s0, e0)})
     best: tuple[tuple, tuple[int, int]] | None = None
     for i in range(len(bounds) - 1):
+        if bounds[i] != s0 and not _opens_clause(text[bounds[i]:bounds[i] + 40]):
+            continue  # "empowered to mortgage …", "and will automatically renew …": not quotable alone
         for j in range(i + 1, len(bounds)):
             s, e = bounds[i], bounds[j]
             e = trail_cut(text, s, e)
@@ -386,19 +397,28 @@ _REF_ANYWHERE = re.compile(
     r"\bthe foregoing\b|\bthe aforementioned\b|\baforesaid\b)")
 _SUCH = re.compile(r"\bsuch\s+([a-z][\w-]*)")
 _DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
+# "this agreement" names the document whatever its case; "this section" would not say which
+_DOCUMENT_NOUNS = frozenset(["agreement", "agreements", "contract", "amendment", "addendum", "lease", "license",
+                             "licence", "guideline", "guidelines", "document", "publication", "standard", "policy",
+                             "memorandum"])
+# "It is expressly agreed that …": an expletive "it" that points at the that-clause it opens
+_EXPLETIVE_IT = re.compile(r"^\W*it\s+is\s+(?:(?:hereby|expressly|further|mutually|specifically|also|understood and)\s+)*"
+                           r"(?:agreed|understood|acknowledged|intended|recogni[sz]ed|stipulated|"
+                           r"the\s+(?:intention|intent|understanding)\s+of\s+the\s+parties)\b[^.;]{0,80}?\bthat\b", re.I)
 _ENUM = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]\s+|§+\s*\d[\w.]*\s+)+")
 
 
 def dangling_reference(quote: str) -> str | None:
     """The words that make the quote depend on text it does not contain, if any. Defined terms
-    (a capitalised noun after This/These: "This Agreement"; "the Company", "Licensee") are
+    (a capitalised noun after This/These: "This Agreement"; "the Company", "Licensee"), the
+    document itself in any case ("this agreement") and an expletive "It is agreed that …" are
     self-contained; "Such Party" or "such information" with nothing in the quote to point at is not."""
     body = _ENUM.sub("", quote, count=1)
     m = _OPENING_REF.match(body)
-    if m:
+    if m and not _EXPLETIVE_IT.match(body):
         word = m.group(1).lower()
         nxt = (m.group(2) or "").strip()
-        if not (word in _DEMONSTRATIVES and nxt[:1].isupper()):
+        if not (word in _DEMONSTRATIVES and (nxt[:1].isupper() or nxt.lower().rstrip(",.;:") in _DOCUMENT_NOUNS)):
             return f"{m.group(1)}{(' ' + nxt) if word in _DEMONSTRATIVES and nxt else ''}"
     m = _REF_ANYWHERE.search(body)
     if m:

@@ -21,8 +21,9 @@ _ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.
 # Footnote calls at the end of a sentence: "accounts.24 25", "platforms.23" - the digits after a
 # word's full stop or bracket are a reference, not part of what the sentence says.
 FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
-# Clause boundaries inside a sentence: after , ; : or before and / or / and/or.
-_CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+")
+# Clause boundaries inside a sentence: after , ; : or and / or / and/or, and before a condition
+# ("… renew for additional periods of five (5) years | unless one Party notifies …").
+_CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+|\s+(?=(?:unless|provided that|except that)\s)")
 
 
 def _abbreviation_before(text: str, start: int, dot: int) -> bool:
@@ -63,6 +64,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 def clause_bounds(text: str, start: int = 0, end: int | None = None) -> list[int]:
-    """Offsets where a clause may begin inside text[start:end] (after , ; : and before and/or)."""
+    """Offsets where a clause may begin inside text[start:end] (after , ; : and/or, and at "unless" or
+    "provided that")."""
     end = len(text) if end is None else end
     return [m.end() for m in _CLAUSE_END.finditer(text, start, end)]
