@@ -1,5 +1,6 @@
 """Fit the lexical judge (workbench.backends.engine.LexicalJudge): one logistic model per task over
-its two features, IDF-weighted coverage in the span's document and rescaled MiniLM cosine.
+its features, IDF-weighted coverage in the span's document and rescaled MiniLM cosine, and for
+support the soft coverage (each claim word's best contextual match in the span).
 
 Data: the pairs of train/build_pairs.py (run it first), cuad-train contracts split by contract:
 relevance on the "rel" rows, support on the "sup" rows and the ContractNLI "nli" rows (8 of 17
@@ -77,16 +78,18 @@ def main(argv=None) -> int:
             by_text: dict[str, list[int]] = {}
             for i, r in enumerate(rs):
                 by_text.setdefault(r["a"], []).append(i)
-            X = np.zeros((len(rs), 2))
+            X = np.zeros((len(rs), 3))
             for text, idx in by_text.items():
-                X[idx] = judge.features(text, [rs[i]["b"] for i in idx], [weights[rs[i]["doc"]] for i in idx])
+                X[idx] = judge.features(text, [rs[i]["b"] for i in idx], [weights[rs[i]["doc"]] for i in idx],
+                                        soft=True)
             feats[side] = (X, np.array([r["label"] for r in rs], float))
         X, y = feats["fit"]
-        w, b = logistic(X, y)  # calibrated at the data's own rate: 0.5 means more likely than not
-        fit[task] = (round(float(w[0]), 3), round(float(w[1]), 3), round(b, 3))
+        cols = 3 if task == "support" else 2  # soft coverage reads claims; relevance keeps its two (why: engine)
+        w, b = logistic(X[:, :cols], y)  # calibrated at the data's own rate: 0.5 means more likely than not
+        fit[task] = (*(round(float(x), 3) for x in w), round(b, 3))
         Xt, yt = feats["test"]
-        for name, (c0, c1, c2) in (("fitted", fit[task]), ("shipped", LEXICAL_FIT[task])):
-            p = 1 / (1 + np.exp(-(Xt @ np.array([c0, c1]) + c2)))
+        for name, (*c, bias) in (("fitted", fit[task]), ("shipped", LEXICAL_FIT[task])):
+            p = 1 / (1 + np.exp(-(Xt[:, :len(c)] @ np.array(c) + bias)))
             bal = 0.5 * ((p[yt == 1] >= 0.5).mean() + (p[yt == 0] < 0.5).mean())
             print(f"{task:9s} {name:8s} held-out contracts n={len(yt)}: AUC {auc(yt, p):.3f}, balanced accuracy "
                   f"at 0.5 {bal:.3f}, mean p {p.mean():.3f} vs rate {yt.mean():.3f}")

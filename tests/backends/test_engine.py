@@ -378,12 +378,19 @@ def test_the_lexical_judge_embeds_a_unit_once_however_many_claims_ask_about_it()
         asked.extend(texts)
         return np.array([[len(t) % 7 + 1.0, 1.0] for t in texts]) / 10
 
-    judge = LexicalJudge(embed=embed, max_vectors=3)
+    read: list[str] = []
+
+    def word_vectors(texts):
+        read.extend(texts)
+        return [(t.lower().split(), np.ones((len(t.split()), 2), np.float16) / np.sqrt(2)) for t in texts]
+
+    judge = LexicalJudge(embed=embed, max_vectors=3, word_vectors=word_vectors)
     spans = ["Either party may terminate on sixty days notice.", "This Agreement is governed by Virginia law."]
     first = judge.support("A party may terminate on notice.", spans)
     assert judge.support("A party may terminate on notice.", spans).tolist() == first.tolist()
     judge.support("Virginia law governs.", spans)
     assert sorted(asked) == sorted(["A party may terminate on notice.", *spans, "Virginia law governs."])
+    assert sorted(read) == sorted(asked)  # word vectors (soft coverage) are read once per text too
     judge.support("Another claim.", spans)  # over max_vectors: the least recently used vector goes
     assert len(judge._vectors) == 3
 
@@ -477,3 +484,17 @@ def test_the_agreement_named_in_lower_case_and_an_expletive_it_are_self_containe
     # a pronoun that points back, and "this section" (which one?), still do not stand alone
     assert engine.dangling_reference("It is established by calendar year and renewed tacitly every year.") == "It"
     assert engine.dangling_reference("This section applies to every order placed by the Company.") == "This section"
+
+
+def test_support_reads_a_claim_by_meaning_not_only_by_its_stems(reseller):
+    """Soft coverage: "interpreted" finds "construed", "contract" finds "Agreement" (MiniLM's word
+    vectors in context), where coverage counts only shared stems; the Virginia clause supports
+    the claim in other words, and the fact gate still reads the jurisdiction."""
+    wb, doc_id = reseller
+    claim = "This contract is interpreted under the laws of the Commonwealth of Virginia."
+    judge = engine.LexicalJudge()
+    cov, _cos, soft = judge.features(claim, [VIRGINIA], soft=True)[0]
+    assert soft > cov + 0.15
+    ok, delaware = wb.check_claims([claim, claim.replace("Commonwealth of Virginia", "State of Delaware")], [doc_id])
+    assert ok.supported and _flat(ok.evidence[0].text).startswith(VIRGINIA)
+    assert not delaware.supported and "Delaware" in delaware.reason

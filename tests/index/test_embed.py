@@ -64,3 +64,16 @@ def test_tokenizer_ships_with_its_licence_notice():
     assert path.is_file()
     notice = (path.parent / "NOTICE").read_text()
     assert "Apache License, Version 2.0" in notice
+
+
+def test_word_vectors_read_each_word_in_its_sentence(embedder):
+    """One unit vector per word (word pieces averaged), the words as written, lowercased: a clause's
+    "construed" sits nearer a question's "interpreted" than its "Virginia" does."""
+    [(words, v), (qwords, qv), (empty_words, ev)] = embedder.word_vectors(
+        ["This Agreement shall be construed under the laws of Virginia.",
+         "How is the contract interpreted?", ""])
+    assert words == ["this", "agreement", "shall", "be", "construed", "under", "the", "laws", "of", "virginia", "."]
+    assert v.shape == (len(words), DIM) and np.allclose(np.linalg.norm(v.astype(np.float32), axis=1), 1, atol=1e-2)
+    sims = v.astype(np.float32) @ qv[qwords.index("interpreted")].astype(np.float32)
+    assert sims[words.index("construed")] > sims[words.index("virginia")]
+    assert empty_words == [] and ev.shape == (0, DIM)

@@ -134,7 +134,34 @@ class Embedder:
             batches.append(cur)
         return batches
 
-    def _run(self, encs: list) -> np.ndarray:
+    def word_vectors(self, texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
+        """Per text, its words (lowercased, as the tokenizer splits them) and one unit vector per
+        word (the mean of its word pieces' states): the model reads each word in its sentence, so
+        "construed" in a governing-law clause lands near "interpreted"."""
+        self.calls += 1
+        out: list[tuple[list[str], np.ndarray]] = [([], np.zeros((0, DIM), np.float16))] * len(texts)
+        if not texts:
+            return out
+        self._load()
+        self.texts_embedded += len(texts)
+        forms = [t if t and t.strip() else " " for t in texts]
+        encs = self._tokenizer.encode_batch(forms)  # type: ignore[union-attr]
+        for idx in self._batches([len(e.ids) for e in encs]):
+            hidden, _mask = self._hidden([encs[i] for i in idx])
+            for r, i in enumerate(idx):
+                e = encs[i]
+                pieces: dict[int, list[int]] = {}
+                for k, w in enumerate(e.word_ids):
+                    if w is not None:
+                        pieces.setdefault(w, []).append(k)
+                words = [forms[i][e.offsets[ks[0]][0]:e.offsets[ks[-1]][1]].lower() for ks in pieces.values()]
+                v = np.array([hidden[r, ks].mean(axis=0) for ks in pieces.values()], np.float32).reshape(-1, DIM)
+                v /= np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-9, None)
+                out[i] = (words, v.astype(np.float16))
+        return out
+
+    def _hidden(self, encs: list) -> tuple[np.ndarray, np.ndarray]:
+        """The model's token states (batch, tokens, 384) and the attention mask."""
         width = max(len(e.ids) for e in encs)
         ids = np.zeros((len(encs), width), dtype=np.int64)
         mask = np.zeros((len(encs), width), dtype=np.int64)
@@ -144,7 +171,10 @@ class Embedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]  # type: ignore[union-attr]  # (b, s, 384)
+        return self._session.run(None, feeds)[0], mask  # type: ignore[union-attr]
+
+    def _run(self, encs: list) -> np.ndarray:
+        hidden, mask = self._hidden(encs)
         m = mask[:, :, None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
