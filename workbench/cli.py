@@ -207,6 +207,8 @@ def _print_answers(wb, runs) -> None:
         if answer.result == "NO_AUTHORITATIVE_EVIDENCE" or not answer.final_answer:
             print("No authoritative evidence: none of the documents holds a verified quote that answers this, "
                   "so no claim is made.")
+            if answer.message:
+                print(f"  {answer.message}")
             for m in answer.missing_evidence:
                 print(f"  missing: {m}")
         else:

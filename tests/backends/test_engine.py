@@ -498,3 +498,12 @@ def test_support_reads_a_claim_by_meaning_not_only_by_its_stems(reseller):
     ok, delaware = wb.check_claims([claim, claim.replace("Commonwealth of Virginia", "State of Delaware")], [doc_id])
     assert ok.supported and _flat(ok.evidence[0].text).startswith(VIRGINIA)
     assert not delaware.supported and "Delaware" in delaware.reason
+
+
+def test_no_authoritative_evidence_names_the_question_words_the_document_never_uses(reseller):
+    """The judge reads the document's words: when nothing answers, the reviewer learns which of the
+    question's words the contract never uses, so a rewording can be tried (or the absence trusted)."""
+    wb, doc_id = reseller
+    [run] = wb.ask(["What insurance coverage must the reseller carry?"], [doc_id])
+    assert run.answer.result == NO_AUTHORITATIVE_EVIDENCE
+    assert "never use 'insurance'" in run.answer.message and "'reseller'" not in run.answer.message

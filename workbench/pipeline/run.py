@@ -263,7 +263,8 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
             answer.missing_evidence = ["Not determined: the backend failed before any evidence could be verified."]
         else:
             why = ", ".join(f"{n} {k}" for k, n in rejected.most_common()) or "nothing extracted"
-            answer.message = f"{NO_EVIDENCE_MESSAGE} {len(evidence)} requirement(s) extracted, none verified ({why})."
+            answer.message = (f"{NO_EVIDENCE_MESSAGE} {len(evidence)} requirement(s) extracted, none verified ({why})."
+                              + _unused_words_hint(question, docs))
             answer.missing_evidence = [f"A passage in {_kinds(docs, source_type)} that addresses: {question}"] \
                 + _unsearchable(docs)
     run.answer = answer
@@ -310,6 +311,24 @@ def _kinds(docs: list[ParsedDoc], source_type: str | None) -> str:
     if not words or len(words) != len(kinds):
         return "the documents"
     return " or ".join(words)
+
+
+def _unused_words_hint(question: str, docs: list[ParsedDoc]) -> str:
+    """The question's words no document uses, when some are: relevance reads the documents' words,
+    so "Under which jurisdiction's laws is this contract interpreted?" finds little in a contract
+    that says "This Agreement shall be governed by and construed under the laws of …"."""
+    from workbench.text.terms import surface_forms
+    from workbench.text.weights import weights_for
+
+    weights = [w for w in (weights_for(d.document.id) for d in docs) if w is not None]
+    if not weights:
+        return ""
+    unused = [word for st, word in surface_forms(question).items() if not any(w.uses(st) for w in weights)]
+    if not unused:
+        return ""
+    listed = ", ".join(f"'{w.removesuffix(chr(39) + 's')}'" for w in unused[:5])
+    return (f" The documents never use {listed}: if they say it in other words, ask in those (the judge reads "
+            "the documents' words); if they do not, they likely do not address it.")
 
 
 def _unsearchable(docs: list[ParsedDoc]) -> list[str]:

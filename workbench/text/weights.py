@@ -35,6 +35,10 @@ class TermWeights:
         uses weighs most (a claim's word the document lacks should cost the most)."""
         return math.log((self.n + 1) / (self._df.get(term, 0) + 0.5))
 
+    def uses(self, term: str) -> bool:
+        """Whether any sentence of the document has this content term (a stem)."""
+        return term in self._df
+
     def coverage(self, terms: set[str], span_terms: set[str]) -> float:
         """The IDF-weighted share of `terms` that `span_terms` contains, in [0, 1]."""
         total = sum(self.idf(t) for t in terms)
