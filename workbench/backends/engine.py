@@ -74,13 +74,13 @@ class LexicalJudge:
     relevance's are set by hand (why: LEXICAL_FIT)."""
 
     def __init__(self, embed=None, max_vectors: int = 8_000, fit: dict[str, tuple[float, ...]] | None = None,
-                 word_vectors=None, max_word_texts: int = 3_000):
+                 word_vectors=None, max_word_texts: int = 2_000):
         self._embed = embed
         self._word_vectors = word_vectors
         self.max_vectors = max_vectors
         self.max_word_texts = max_word_texts
         self.fit = fit or LEXICAL_FIT
-        # each unit's word vectors (float16), for soft coverage: ~30 KB a unit, ~90 MB when full
+        # each unit's word vectors (float16), for soft coverage: ~27 KB for a 35-word unit, ≤ ~60 MB when full
         self._words: OrderedDict[str, tuple[list[str], np.ndarray]] = OrderedDict()
         # vectors by embedded text: the units of a document recur from claim to claim and question
         # to question, and embedding them again was 90 % of a warm `verify` (LRU, ~12 MB when full)
