@@ -63,11 +63,13 @@ def get_judge() -> Judge:
 
 class LexicalJudge:
     """The judge without a neural cross-encoder: how much of the question's or claim's meaning the
-    span carries, read two ways, combined by a logistic model per task.
+    span carries, read two or three ways, combined by a logistic model per task.
 
     - coverage: the share of the text's content words the span uses, each weighted by its IDF in
       the span's own document (words the document uses everywhere count for little);
-    - cosine: MiniLM similarity of the two, rescaled.
+    - cosine: MiniLM similarity of the two, rescaled;
+    - soft coverage (support only): coverage where each word counts by its best contextual match
+      in the span, so a claim in other words than the clause's is still read (`soft_coverage`).
 
     Support's weights (LEXICAL_FIT) were fitted on cuad-train and ContractNLI-train claims by
     `train/fit_lexical.py`, so a support score reads as a probability on contracts like those;
