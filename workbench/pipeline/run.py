@@ -31,6 +31,8 @@ from workbench.pipeline.events import OnEvent, StageClock
 from workbench.pipeline.ids import IdAssigner
 from workbench.pipeline.quality import Review, review, sanitize
 from workbench.text import cited_ids
+from workbench.text.terms import surface_forms
+from workbench.text.weights import weights_for
 
 NO_EVIDENCE_MESSAGE = "No authoritative requirement found in provided sources."
 
@@ -317,9 +319,6 @@ def _unused_words_hint(question: str, docs: list[ParsedDoc]) -> str:
     """The question's words no document uses, when some are: relevance reads the documents' words,
     so "Under which jurisdiction's laws is this contract interpreted?" finds little in a contract
     that says "This Agreement shall be governed by and construed under the laws of …"."""
-    from workbench.text.terms import surface_forms
-    from workbench.text.weights import weights_for
-
     weights = [w for w in (weights_for(d.document.id) for d in docs) if w is not None]
     if not weights:
         return ""
