@@ -157,13 +157,14 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
                 units = engine.candidate_units(q, name, chosen, min_words=10, max_words=40)
                 ut, offsets = [doc[u.start:u.end] for u in units], [(u.start, u.end) for u in units]
             if not ut:
-                pairs.append(dict(doc=name, cat=cat, has_gold=bool(gold), X=np.zeros((0, 4)), gold=np.zeros(0, bool),
+                pairs.append(dict(doc=name, cat=cat, has_gold=bool(gold), X=np.zeros((0, 6 if scorer is not None else 5)), gold=np.zeros(0, bool),
                                   texts=[]))
                 continue
             f = judge.features(q, ut, [w] * len(ut))
             raw = judge._cos(q, ut)  # the unit's cosine against the contract's sentences' for this question
             zcos = (raw - cs.mean()) / (cs.std() + 1e-6)
-            cols = [f[:, 0], f[:, 1], zcos]
+            topic, asked = judge.topic(q, ut)
+            cols = [f[:, 0], f[:, 1], zcos, topic, np.full(len(ut), asked)]
             if scorer is not None:
                 cols.append(scorer.raw(q, ut)[:, 0])
             X = np.column_stack(cols)
@@ -201,16 +202,18 @@ def curve(pairs, score_fn, name: str) -> None:
     print(f"  {name:34s} found/NAE  " + "  ".join(cells))
 
 
-COLUMNS = ("coverage", "cosine", "zcos", "model")
+COLUMNS = ("coverage", "cosine", "zcos", "topic", "asked", "model")
 
 
 def fit(fit_file: Path, report_file: Path, names: list[str], min_nae: float) -> None:
-    from workbench.backends.engine import LEXICAL_FIT
+    from workbench.backends.engine import FEATURES, LEXICAL_FIT
 
     fp = pickle.loads(fit_file.read_bytes())
     rp = pickle.loads(report_file.read_bytes())
     cols = [COLUMNS.index(n) for n in names]
+    shipped_cols = [COLUMNS.index(n) for n in FEATURES["relevance"]]
     for p in (*fp, *rp):
+        p["shipped"] = p["X"][:, shipped_cols] if len(p["X"]) else np.zeros((0, len(shipped_cols)))
         p["X"] = p["X"][:, cols] if len(p["X"]) else np.zeros((0, len(cols)))
     X = np.concatenate([p["X"] for p in fp if len(p["X"])])
     y = np.concatenate([p["gold"] for p in fp if len(p["X"])]).astype(float)
@@ -232,8 +235,7 @@ def fit(fit_file: Path, report_file: Path, names: list[str], min_nae: float) -> 
     lex = LEXICAL_FIT["relevance"]
     for name, pairs in (("fit file", fp), ("report file (held out)", rp)):
         print(name)
-        if names[:2] == ["coverage", "cosine"]:
-            curve(pairs, lin(list(lex[:2]), lex[2]), "shipped (lexical)")
+        curve([{**p, "X": p["shipped"]} for p in pairs], lin(list(lex[:-1]), lex[-1]), "shipped")
         curve(pairs, lin(w, b), "fitted, candidates' rate")
         curve(pairs, lin(w, b + d), "fitted, bias chosen on fit file")
         if "model" in names:

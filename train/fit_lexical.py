@@ -81,7 +81,7 @@ def main(argv=None) -> int:
             X = np.zeros((len(rs), 3))
             for text, idx in by_text.items():
                 X[idx] = judge.features(text, [rs[i]["b"] for i in idx], [weights[rs[i]["doc"]] for i in idx],
-                                        soft=True)
+                                        ("coverage", "cosine", "soft"))
             feats[side] = (X, np.array([r["label"] for r in rs], float))
         X, y = feats["fit"]
         cols = 3 if task == "support" else 2  # soft coverage reads claims; relevance keeps its two (why: engine)

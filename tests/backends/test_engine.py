@@ -451,6 +451,17 @@ def test_a_plain_termination_question_finds_the_clause_that_says_how(reseller):
     assert "Either Party may terminate" in run.answer.final_answer
 
 
+def test_a_question_in_other_words_than_the_contract_finds_the_clause_by_its_kind(reseller):
+    """"jurisdiction" and "interpreted" appear nowhere in the contract; the clause is a governing-law
+    clause all the same (workbench.judgment.topics). Before clause topics this answered
+    NO_AUTHORITATIVE_EVIDENCE."""
+    wb, doc_id = reseller
+    [run] = wb.ask(["Under which jurisdiction's laws is this contract interpreted?"], [doc_id])
+    ok = {v.requirement_id for v in run.verifications if v.verified}
+    assert any(_flat(e.exact_quote).startswith(VIRGINIA) for e in run.evidence if e.requirement_id in ok)
+    assert run.answer.result != NO_AUTHORITATIVE_EVIDENCE and "Virginia" in run.answer.final_answer
+
+
 # --- whole units from long sentences and self-contained openings, on CUAD PDFs -----------------
 def _segment_with(corpus: Path, name: str, opening: str) -> str:
     from workbench.pdf import open_pdf
@@ -493,7 +504,7 @@ def test_support_reads_a_claim_by_meaning_not_only_by_its_stems(reseller):
     wb, doc_id = reseller
     claim = "This contract is interpreted under the laws of the Commonwealth of Virginia."
     judge = engine.LexicalJudge()
-    cov, _cos, soft = judge.features(claim, [VIRGINIA], soft=True)[0]
+    cov, _cos, soft = judge.features(claim, [VIRGINIA], names=("coverage", "cosine", "soft"))[0]
     assert soft > cov + 0.15
     ok, delaware = wb.check_claims([claim, claim.replace("Commonwealth of Virginia", "State of Delaware")], [doc_id])
     assert ok.supported and _flat(ok.evidence[0].text).startswith(VIRGINIA)

@@ -1,0 +1,152 @@
+"""Fit the clause-topic model (workbench/judgment/topics.npz) from cuad-train: what kind of
+clause a unit is, read from the product's own MiniLM vectors, so relevance can tell a cap on
+liability from a clause that merely says "liability".
+
+- Heads: one logistic regression per CUAD category over the int8 MiniLM sentence vector
+  (the vector the engine already computes for cosine), trained on the sentences of the
+  cuad-train **train** split (by contract, build_pairs.split_of): a sentence overlapping the
+  lawyers' clause for the category is positive, every other sentence of the contract negative;
+  each category's classes weighted equally, so a head reads as P(this kind of clause) at even odds.
+- Bank: the questions a reader might ask per category, so a question finds its categories by
+  MiniLM similarity: CUAD's own category descriptions and build_pairs.QUESTIONS' paraphrases
+  **except the first**, which train/doc_decision.py asks (so the fit of relevance and its
+  held-out report never see a question that is in the bank).
+
+    .venv/bin/python train/fit_topics.py [--limit N]     # ~10 min on 2 cores (embedding)
+
+Figures printed: per head, ROC AUC on the calib split's sentences (contracts never trained on)."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from train.build_pairs import CORPUS, QUESTIONS, gold_ranges, overlaps, sentences, split_of  # noqa: E402
+from train.calibrate import auc  # noqa: E402
+
+OUT = ROOT / "workbench" / "judgment" / "topics.npz"
+CACHE = ROOT / "train" / "out" / "topic_sentences.npz"
+
+
+def descriptions() -> dict[str, str]:
+    """CUAD's description of each category (its README's Category List), by category name."""
+    text = (CORPUS / "cuad-train" / "CUAD_v1_README.txt").read_text(errors="replace")
+    out = {}
+    for m in re.finditer(r"Category:\s*(.+?)\s*\n\s*Description:\s*(.+?)\s*\n", text):
+        name = difflib.get_close_matches(_key(m.group(1)), [_key(c) for c in QUESTIONS], n=1, cutoff=0.6)
+        if name:
+            out[name[0]] = m.group(2).strip()
+    return {c: out[_key(c)] for c in QUESTIONS if _key(c) in out}
+
+
+def _key(name: str) -> str:
+    """A category name as both lists spell it alike ("Cap on Liability", "Cap On Liability")."""
+    return re.sub(r"\(.*?\)|\b(?:ip|period)\b|[^a-z]", "", name.lower())
+
+
+def labelled_sentences(split: str, limit: int = 0):
+    """(texts, labels[n, categories], contract index) for the split's contracts."""
+    cats = list(QUESTIONS)
+    rows = [json.loads(line) for line in (CORPUS / "cuad-train" / "labels.jsonl").read_text().splitlines()]
+    by_doc: dict[str, dict[str, list[str]]] = {}
+    for r in rows:
+        if split_of(r["txt"]) == split and r["category"] in QUESTIONS:
+            by_doc.setdefault(r["txt"], {})[r["category"]] = r["clauses"]
+    texts, labels, owner = [], [], []
+    for k, name in enumerate(sorted(by_doc)[:limit or None]):
+        doc, spans = sentences((CORPUS / "cuad-train" / name).read_text(errors="replace"))
+        golds = {c: gold_ranges(doc, cl) for c, cl in by_doc[name].items() if cl}
+        for s, e in spans:
+            t = doc[s:e]
+            if len(t.split()) < 4:
+                continue
+            texts.append(t)
+            labels.append([bool(golds.get(c)) and overlaps((s, e), golds[c]) for c in cats])
+            owner.append(k)
+    return texts, np.array(labels, bool), np.array(owner)
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    from workbench.index.embed import embed_texts
+    from workbench.text.terms import embed_form
+
+    out = []
+    for i in range(0, len(texts), 256):
+        out.append(np.asarray(embed_texts([embed_form(t) for t in texts[i:i + 256]]), np.float32))
+    return np.concatenate(out) if out else np.zeros((0, 384), np.float32)
+
+
+def fit_heads(X: np.ndarray, Y: np.ndarray, l2: float = 1e-3, iters: int = 600, lr: float = 0.05):
+    """One-vs-rest logistic regressions, all heads at once (Adam, full batch); each head's
+    positives and negatives weighted to equal totals."""
+    n, d = X.shape
+    k = Y.shape[1]
+    pos = Y.sum(0).clip(1)
+    wpos, wneg = 0.5 / pos, 0.5 / (n - pos).clip(1)
+    S = np.where(Y, wpos, wneg)  # n x k sample weights, each column sums to 1
+    W, b = np.zeros((d, k)), np.zeros(k)
+    mW, vW, mb, vb = np.zeros_like(W), np.zeros_like(W), np.zeros_like(b), np.zeros_like(b)
+    for t in range(1, iters + 1):
+        P = 1 / (1 + np.exp(-(X @ W + b)))
+        G = (P - Y) * S
+        gW, gb = X.T @ G + l2 * W, G.sum(0)
+        for p, g, m, v in ((W, gW, mW, vW), (b, gb, mb, vb)):
+            m[:] = 0.9 * m + 0.1 * g
+            v[:] = 0.999 * v + 0.001 * g * g
+            p -= lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+    return W.astype(np.float32), b.astype(np.float32)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=0, help="first N contracts of each split (a quick try)")
+    ap.add_argument("--out", default=str(OUT))
+    a = ap.parse_args(argv)
+    cats = list(QUESTIONS)
+    t0 = time.time()
+    data = {}
+    for split in ("train", "calib"):
+        texts, Y, owner = labelled_sentences(split, a.limit)
+        cache = CACHE.with_name(f"topic_sentences_{split}_{a.limit}.npz")
+        if cache.exists() and np.load(cache)["X"].shape[0] == len(texts):
+            X = np.load(cache)["X"]
+        else:
+            X = embed(texts)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            np.savez_compressed(cache, X=X)
+        data[split] = (X, Y)
+        print(f"{split}: {len(texts)} sentences of {owner.max() + 1} contracts embedded ({time.time() - t0:.0f} s)",
+              flush=True)
+    X, Y = data["train"]
+    W, b = fit_heads(X.astype(np.float64), Y.astype(np.float64))
+    Xc, Yc = data["calib"]
+    Pc = Xc @ W + b
+    aucs = {c: auc(Yc[:, j], Pc[:, j]) for j, c in enumerate(cats) if Yc[:, j].any()}
+    for c, v in aucs.items():
+        print(f"  {c:36s} calib AUC {v:.3f} ({int(Yc[:, cats.index(c)].sum())} positive sentences)")
+    print(f"mean calib AUC over {len(aucs)} categories: {np.mean(list(aucs.values())):.3f}")
+    desc = descriptions()
+    bank, owner_cat = [], []
+    for j, c in enumerate(cats):
+        for q in [*QUESTIONS[c][1:], *([desc[c]] if c in desc else [])]:
+            bank.append(q)
+            owner_cat.append(j)
+    print(f"bank: {len(bank)} questions ({len(desc)} descriptions) for {len(cats)} categories")
+    np.savez_compressed(a.out, categories=np.array(cats), W=W, b=b, bank=np.array(bank),
+                        bank_category=np.array(owner_cat, np.int16), bank_vectors=embed(bank).astype(np.float16))
+    print(f"wrote {a.out} ({Path(a.out).stat().st_size / 1e6:.2f} MB) in {time.time() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

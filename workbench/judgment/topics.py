@@ -1,0 +1,83 @@
+"""Clause topics: which kind of clause a span is (a cap on liability, a governing-law clause,
+an exclusive grant…) and which kinds a question asks about, both read from the MiniLM vectors the
+judge already computes for cosine, so it costs two small matrix products per question.
+
+Why: relevance read from shared words and overall similarity cannot tell "Chase's aggregate
+liability … shall in no event exceed the total Commissions" (a cap, sharing one word with "Is
+either party's liability capped?") from "liability insurance with limits of at least
+$10,000,000" (sharing three). Trained heads that have seen hundreds of lawyer-labelled clauses of
+each kind can (`train/fit_topics.py`: one logistic head per CUAD category over the sentence
+vector, cuad-train's train split). A question finds its kinds by similarity to a bank of
+questions and CUAD's category descriptions; one that is like none of them (a question about a
+regulation, a paper, a recipe) gets no topic at all, and relevance falls back on words and cosine.
+
+The file (topics.npz, ~0.2 MB) is committed; `make fit-topics` rebuilds it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from workbench.errors import ConfigError
+
+TOPICS_FILE = Path(__file__).resolve().parent / "topics.npz"
+# A question whose best bank match is below ASKED_FROM asks about no clause kind; from ASKED_FULL
+# it asks fully; between, in proportion. TEMPERATURE spreads the ask over close kinds ("Can a
+# party end the agreement early?" is both termination for convenience and post-termination).
+ASKED_FROM = 0.45
+ASKED_FULL = 0.65
+TEMPERATURE = 0.03
+
+
+@dataclass(frozen=True)
+class Topics:
+    categories: tuple[str, ...]
+    W: np.ndarray  # (dim, kinds): one logistic head per kind of clause
+    b: np.ndarray  # (kinds,)
+    bank_vectors: np.ndarray  # (questions, dim) unit vectors
+    bank_category: np.ndarray  # (questions,) the kind each bank question asks about
+
+    def asked(self, question_vector: np.ndarray) -> np.ndarray:
+        """How much the question asks about each kind: a softmax over the kinds' best bank
+        similarities, scaled by how close the question comes to the bank at all (0 when not)."""
+        sims = self.bank_vectors @ np.asarray(question_vector, np.float32)
+        best = np.full(len(self.categories), -1.0, np.float32)
+        np.maximum.at(best, self.bank_category, sims)
+        top = float(best.max())
+        gate = float(np.clip((top - ASKED_FROM) / (ASKED_FULL - ASKED_FROM), 0.0, 1.0))
+        if gate == 0.0:
+            return np.zeros(len(self.categories), np.float32)
+        w = np.exp((best - top) / TEMPERATURE)
+        return (gate * w / w.sum()).astype(np.float32)
+
+    def kinds(self, span_vectors: np.ndarray) -> np.ndarray:
+        """P(the span is a clause of each kind), at even odds: (spans, kinds)."""
+        z = np.asarray(span_vectors, np.float32) @ self.W + self.b
+        return 1 / (1 + np.exp(-z))
+
+    def score(self, question_vector: np.ndarray, span_vectors: np.ndarray) -> np.ndarray:
+        """Per span: the probability it is the kind of clause the question asks about (0 for a
+        question about no kind)."""
+        ask = self.asked(question_vector)
+        if not ask.any() or not len(span_vectors):
+            return np.zeros(len(span_vectors), np.float64)
+        return (self.kinds(span_vectors) @ ask).astype(np.float64)
+
+    def top_kinds(self, question_vector: np.ndarray, n: int = 3) -> list[tuple[str, float]]:
+        """The kinds a question asks about most, for rationales and diagnostics."""
+        ask = self.asked(question_vector)
+        return [(self.categories[i], float(ask[i])) for i in np.argsort(-ask)[:n] if ask[i] > 0.01]
+
+
+@lru_cache(maxsize=1)
+def load_topics(path: Path = TOPICS_FILE) -> Topics:
+    if not path.is_file():
+        raise ConfigError(f"The clause-topic model {path} is missing: restore it from the repository "
+                          "or rebuild it with `make fit-topics`.")
+    z = np.load(path)
+    return Topics(categories=tuple(str(c) for c in z["categories"]), W=z["W"].astype(np.float32),
+                  b=z["b"].astype(np.float32), bank_vectors=z["bank_vectors"].astype(np.float32),
+                  bank_category=z["bank_category"].astype(np.int64))
