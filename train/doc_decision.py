@@ -11,8 +11,9 @@ This script simulates that decision on cuad-train contracts (text, lawyer-labell
   (30) find for the question, cut into units by the product's engine.candidate_units;
 - features per unit (columns): the lexical judge's two (IDF-weighted coverage in the contract,
   rescaled MiniLM cosine), the unit's cosine as a z-score among the contract's sentences' cosines
-  for the same question (how much it stands out), and optionally the trained cross-encoder's
-  relevance logit (--model);
+  for the same question (how much it stands out), the clause-topic score and how much the
+  question asks about a kind at all (`topic`, `asked`: workbench/judgment/topics.py), and
+  optionally the trained cross-encoder's relevance logit (--model);
 - a pair is "found" when a unit overlapping the gold clause is among the 12 best scoring
   >= the threshold, "NAE" when no unit does (categories the contract lacks).
 
@@ -20,6 +21,7 @@ This script simulates that decision on cuad-train contracts (text, lawyer-labell
     .venv/bin/python train/doc_decision.py build --split test --out train/out/dd_test.pkl [--model] [--product WS]
     .venv/bin/python train/doc_decision.py fit --fit train/out/dd_calib.pkl --report train/out/dd_test.pkl \
         [--features coverage,cosine,model]
+    .venv/bin/python train/doc_decision.py grid --fit train/out/dd_calib.pkl --report train/out/dd_test.pkl
 
 (--product WS: the candidates `ask` really gets, each contract rendered to a PDF and ingested in
 the workspace WS; about 25 s a contract with --model on 2 cores.)
@@ -243,6 +245,25 @@ def fit(fit_file: Path, report_file: Path, names: list[str], min_nae: float) -> 
             curve(pairs, lambda X, k=k: 1 / (1 + np.exp(-X[:, k])), "model logit alone")
 
 
+def grid(fit_file: Path, report_file: Path, min_nae: float) -> None:
+    """The engine's topic weights: coverage and cosine kept at their hand-set (3, 3, bias -2.6), so
+    a question about no kind of clause scores as before; (topic, asked) from a grid, the most
+    answers found on the fit file with NAE >= min_nae there; then both files' figures."""
+    fp = pickle.loads(fit_file.read_bytes())
+    rp = pickle.loads(report_file.read_bytes())
+    idx = [COLUMNS.index(n) for n in ("coverage", "cosine", "topic", "asked")]
+
+    def score(c1: float, c2: float):
+        return lambda X: 1 / (1 + np.exp(-(X[:, idx] @ np.array([3.0, 3.0, c1, c2]) - 2.6)))
+
+    best = max(((*decide(fp, score(c1, c2), 0.5), c1, c2) for c1 in np.arange(0, 10.01, 0.5)
+                for c2 in np.arange(-5, 1.01, 0.25)), key=lambda r: (r[1] >= min_nae, r[0], r[1]))
+    print(f"topic {best[2]:.2f}, asked {best[3]:.2f}: the most found with NAE >= {min_nae} on the fit file")
+    for name, pairs in (("fit file", fp), ("report file (held out)", rp)):
+        for label, fn in (("words and cosine (3, 3, -2.6)", score(0, 0)), ("with topics", score(best[2], best[3]))):
+            print(f"  {name:24s} {label:30s} found %.3f  NAE %.3f" % decide(pairs, fn, 0.5))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -260,9 +281,15 @@ def main(argv=None) -> int:
     f.add_argument("--min-nae", type=float, default=0.75, help="NO_AUTHORITATIVE_EVIDENCE rate the bias must keep "
                    "on the fit file (the product's goal is 0.70: a margin for contracts unlike these)")
     f.add_argument("--features", default="coverage,cosine", help=f"columns to fit on, of {COLUMNS}")
+    g = sub.add_parser("grid", help="the engine's topic weights (see grid())")
+    g.add_argument("--fit", required=True)
+    g.add_argument("--report", required=True)
+    g.add_argument("--min-nae", type=float, default=0.78)
     a = ap.parse_args(argv)
     if a.cmd == "build":
         build(a.split, a.limit, a.model, Path(a.out), a.question, Path(a.product) if a.product else None)
+    elif a.cmd == "grid":
+        grid(Path(a.fit), Path(a.report), a.min_nae)
     else:
         fit(Path(a.fit), Path(a.report), a.features.split(","), a.min_nae)
     return 0

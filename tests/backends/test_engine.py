@@ -460,6 +460,10 @@ def test_a_question_in_other_words_than_the_contract_finds_the_clause_by_its_kin
     ok = {v.requirement_id for v in run.verifications if v.verified}
     assert any(_flat(e.exact_quote).startswith(VIRGINIA) for e in run.evidence if e.requirement_id in ok)
     assert run.answer.result != NO_AUTHORITATIVE_EVIDENCE and "Virginia" in run.answer.final_answer
+    # the reviewer reads why, in words: the kind of clause, never a stem or a category code
+    [why] = [v.verification_rationale for v in run.verifications if v.requirement_id in ok
+             and _flat(next(e.exact_quote for e in run.evidence if e.requirement_id == v.requirement_id)).startswith(VIRGINIA)]
+    assert "a governing law clause, the kind the question asks about" in why
 
 
 # --- whole units from long sentences and self-contained openings, on CUAD PDFs -----------------

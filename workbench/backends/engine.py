@@ -204,6 +204,18 @@ class LexicalJudge:
                   ) -> np.ndarray:
         return self._score("relevance", question, spans, weights)
 
+    def kind_of(self, question: str, span: str) -> str | None:
+        """The kind of clause the question mostly asks about, in words, when the span is one (P >= 0.5)."""
+        if "topic" not in FEATURES["relevance"]:
+            return None
+        self.topic(question, [span])  # loads the model; vectors are cached
+        v = self._vecs([embed_form(question), embed_form(span)])
+        asked = self._topics.asked(v[0])
+        k = int(np.argmax(asked))
+        if asked[k] < 0.5 or self._topics.kinds(v[1:])[0, k] < 0.5:
+            return None
+        return readable_kind(self._topics.categories[k])
+
     def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                 ) -> np.ndarray:
         return self._score("support", claim, spans, weights)
@@ -232,6 +244,15 @@ LEXICAL_FIT: dict[str, tuple[float, ...]] = {
     "relevance": (3.0, 3.0, 4.5, -2.75, -2.6),
     "support": (-0.267, -0.428, 5.047, -3.106),
 }
+
+
+_KIND_WORDS = {"ip": "IP", "rofr/rofo/rofn": "right of first refusal, offer or negotiation"}
+
+
+def readable_kind(category: str) -> str:
+    """A CUAD category as a reviewer reads it: "Cap On Liability" -> "cap on liability"."""
+    low = category.lower()
+    return _KIND_WORDS.get(low) or " ".join(_KIND_WORDS.get(w, w) for w in low.split())
 
 
 _WORD_TOKEN = re.compile(r"[a-z0-9']+")
@@ -631,11 +652,23 @@ class QuoteVerdict:
     score: float
 
 
-def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0) -> QuoteVerdict:
+def clause_kind(question: str, quote: str) -> str | None:
+    """The kind of clause the question asks about (workbench.judgment.topics), written for a
+    reviewer ("governing law"), when the quote is one; None otherwise or for a judge without topics."""
+    judge = get_judge()
+    kind = getattr(judge, "kind_of", None)
+    return kind(question, quote) if kind is not None else None
+
+
+def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0,
+                kind: str | None = None) -> QuoteVerdict:
     """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
-    states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference)."""
+    states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference).
+    `kind`: the kind of clause the quote is, as the question asks (clause_kind), for the rationale."""
     q = " ".join(quote.split())
     part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, cut at a clause boundary)" if trimmed_from else ""
+    if kind and relevance >= RELEVANT:
+        part = f"; a {kind} clause, the kind the question asks about" + part
     if relevance < RELEVANT:
         return QuoteVerdict(False, "does_not_address_question",
                             f"Does not answer the question (relevance {relevance:.2f}, needs {RELEVANT:.2f}).", relevance)
