@@ -125,14 +125,14 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
         doc, spans = sentences(raw_text)
         sents = [(s, e, doc[s:e]) for s, e in spans]
         texts = [t for _s, _e, t in sents]
-        w = TermWeights(texts)
+        w = TermWeights(texts, source_type="contract")
         if product is not None:
             try:
                 parsed, product_units, product_gold = product_candidates(name, raw_text, product)
             except Exception as exc:  # noqa: BLE001 - a contract the renderer cannot lay out: skip it, say so
                 print(f"skipped {name}: {exc}", flush=True)
                 continue
-            w = TermWeights(s.text for s in parsed.segments())
+            w = TermWeights((s.text for s in parsed.segments()), source_type="contract")
         keep = [i for i, t in enumerate(texts) if len(t.split()) >= 4]
         if not keep:
             continue

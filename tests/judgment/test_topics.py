@@ -51,24 +51,44 @@ def test_a_cap_on_liability_is_that_kind_of_clause_and_a_governing_law_clause_is
     assert law < 0.2
 
 
-def test_relevance_reads_the_topic_only_where_the_question_asks_for_one():
+def test_relevance_reads_the_topic_only_in_contracts_and_where_the_question_asks_for_one():
     """The cap shares one word with the question ("liability"): its kind lifts it; a clause of
-    another kind is pushed down. A question about no kind scores exactly as before."""
+    another kind is pushed down. A question about no kind, or a span of a document that is not a
+    contract, scores exactly as before (hand-set words and cosine)."""
     from workbench.backends.engine import LexicalJudge
+    from workbench.text.weights import TermWeights
 
     judge = LexicalJudge()
+    contract = TermWeights([CAP, LAW], source_type="contract")
+    policy = TermWeights([CAP, LAW], source_type="policy")
+
+    def words_only(q, spans, w):
+        f = judge.features(q, spans, [w] * len(spans), names=("coverage", "cosine"))
+        return 1 / (1 + np.exp(-(f @ [3.0, 3.0] - 2.6)))
+
     q = "Is either party's liability capped or limited to a maximum amount?"
-    f = judge.features(q, [CAP, LAW], names=("coverage", "cosine"))
-    words_only = 1 / (1 + np.exp(-(f @ [3.0, 3.0] - 2.6)))
-    cap, law = judge.relevance(q, [CAP, LAW])
-    assert cap > words_only[0] + 0.1
-    assert law < words_only[1]
-    # no kind asked: the hand-set words-and-cosine model, unchanged
+    before = words_only(q, [CAP, LAW], contract)
+    cap, law = judge.relevance(q, [CAP, LAW], [contract, contract])
+    assert cap > before[0] + 0.1
+    assert law < before[1]
+    assert np.allclose(judge.relevance(q, [CAP, LAW], [policy, policy]), words_only(q, [CAP, LAW], policy), atol=1e-5)
+    assert np.allclose(judge.relevance(q, [CAP, LAW]), words_only(q, [CAP, LAW], None), atol=1e-5)  # free text
     q = "What must organizations do to control remote access sessions?"
     spans = ["Monitor and control remote access sessions.", LAW]
-    f = judge.features(q, spans, names=("coverage", "cosine"))
-    before = 1 / (1 + np.exp(-(f @ [3.0, 3.0] - 2.6)))
-    assert np.allclose(judge.relevance(q, spans), before, atol=1e-5)
+    assert np.allclose(judge.relevance(q, spans, [contract] * 2), words_only(q, spans, contract), atol=1e-5)
+
+
+def test_a_policy_about_audit_records_is_not_read_as_an_audit_rights_clause():
+    """"audit records" makes the question look like one about audit rights; in a policy it is not,
+    and the policy's weekly-review sentence stays relevant."""
+    from workbench.backends.engine import LexicalJudge
+    from workbench.text.weights import TermWeights
+
+    sentence = ("The organization shall review and analyze system audit records weekly for indications of "
+                "inappropriate or unusual activity.")
+    policy = TermWeights([sentence, "Accounts are reviewed every quarter."], source_type="policy")
+    [p] = LexicalJudge().relevance("What must the organization do about access and audit records?", [sentence], [policy])
+    assert p >= 0.5
 
 
 def test_a_missing_topic_file_is_a_clear_error(tmp_path: Path):

@@ -187,8 +187,13 @@ class LexicalJudge:
             elif name == "soft":
                 cols.append(self.soft_coverage(text, spans, ws))
             elif name in ("topic", "asked"):
+                # clause kinds are contract kinds: a policy's "audit records" is no audit-rights clause
+                contract = np.array([w is not None and w.source_type == "contract" for w in ws])
+                if not contract.any():
+                    cols.append(np.zeros(len(spans)))
+                    continue
                 topic, asked = self.topic(text, spans)
-                cols.append(topic if name == "topic" else np.full(len(spans), asked))
+                cols.append(np.where(contract, topic if name == "topic" else asked, 0.0))
             else:
                 raise ValueError(f"unknown feature {name!r}")
         return np.column_stack(cols).astype(np.float64)
@@ -204,9 +209,10 @@ class LexicalJudge:
                   ) -> np.ndarray:
         return self._score("relevance", question, spans, weights)
 
-    def kind_of(self, question: str, span: str) -> str | None:
-        """The kind of clause the question mostly asks about, in words, when the span is one (P >= 0.5)."""
-        if "topic" not in FEATURES["relevance"]:
+    def kind_of(self, question: str, span: str, weights: TermWeights | None = None) -> str | None:
+        """The kind of clause the question mostly asks about, in words, when the span (of a
+        contract: `weights` its document's) is one (P >= 0.5)."""
+        if "topic" not in FEATURES["relevance"] or weights is None or weights.source_type != "contract":
             return None
         self.topic(question, [span])  # loads the model; vectors are cached
         v = self._vecs([embed_form(question), embed_form(span)])
@@ -275,13 +281,14 @@ def coverage(terms: set[str], span_terms: set[str], weights: TermWeights | None 
 
 
 class ScoreCache:
-    """Scores by (task, text, span, document), so Verify reuses what Extract computed. Bounded (LRU).
+    """Scores by (task, text, span, document, its source type), so Verify reuses what Extract
+    computed and a document whose source type the user changed is scored anew. Bounded (LRU).
     `docs`: each span's document id (its term weights weigh the words); None for free text."""
 
     def __init__(self, judge: Judge | None = None, max_items: int = 20_000):
         self.judge = judge
         self.max_items = max_items
-        self._d: OrderedDict[tuple[str, str, str, str], float] = OrderedDict()
+        self._d: OrderedDict[tuple[str, str, str, str, str], float] = OrderedDict()
 
     def __call__(self, task: str, text: str, spans: Sequence[str], docs: Sequence[str | None] | None = None
                  ) -> np.ndarray:
@@ -289,7 +296,8 @@ class ScoreCache:
         ids = list(docs) if docs is not None else [None] * len(spans)
         ws = {d: weights_for(d) for d in set(ids)}
         # a document whose weights are not known yet scores as free text, and is cached as such
-        keys = [(task, text, s, d if ws[d] is not None else "") for s, d in zip(spans, ids, strict=True)]
+        keys = [(task, text, s, d if ws[d] is not None else "", (ws[d].source_type or "") if ws[d] is not None else "")
+                for s, d in zip(spans, ids, strict=True)]
         todo = list(dict.fromkeys(k for k in keys if k not in self._d))
         if todo:
             fn = judge.relevance if task == "relevance" else judge.support
@@ -652,12 +660,13 @@ class QuoteVerdict:
     score: float
 
 
-def clause_kind(question: str, quote: str) -> str | None:
+def clause_kind(question: str, quote: str, document_id: str | None = None) -> str | None:
     """The kind of clause the question asks about (workbench.judgment.topics), written for a
-    reviewer ("governing law"), when the quote is one; None otherwise or for a judge without topics."""
+    reviewer ("governing law"), when the quote is one in a contract; None otherwise or for a judge
+    without topics."""
     judge = get_judge()
     kind = getattr(judge, "kind_of", None)
-    return kind(question, quote) if kind is not None else None
+    return kind(question, quote, weights_for(document_id)) if kind is not None else None
 
 
 def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0,

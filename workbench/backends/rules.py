@@ -384,7 +384,7 @@ class RulesBackend:
         out = []
         for e, r in zip(evidence, rel, strict=True):
             whole = self._trimmed.get((e.document_id, e.span.start, e.span.end), 0) if e.span else 0
-            kind = engine.clause_kind(question, e.exact_quote) if r >= engine.RELEVANT else None
+            kind = engine.clause_kind(question, e.exact_quote, e.document_id) if r >= engine.RELEVANT else None
             v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole, kind=kind)
             self._relevance[e.requirement_id] = float(r)
             reason = v.reason if v.reason in _REASONS else (None if v.verified else "does_not_address_question")

@@ -44,7 +44,9 @@ class DocsContext:
             for i in range(1, len(ends)):  # segments do not nest; a running max keeps bisection sound
                 ends[i] = max(ends[i], ends[i - 1])
             self._segs[document_id] = ([s.start for s in segs], ends, segs)
-            weights.remember(document_id, lambda: [s.text for s in all_segs])
+            w = weights.remember(document_id, lambda: [s.text for s in all_segs])
+            # the user may change a document's source type between runs: kept current, not cached
+            w.source_type = self._docs[document_id].document.source_type
         return self._segs[document_id]
 
     def sentences(self, document_id: str, start: int, end: int) -> list[tuple[int, int, str]]:

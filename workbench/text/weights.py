@@ -19,9 +19,11 @@ MAX_DOCUMENTS = 256
 
 
 class TermWeights:
-    """IDF of content terms (stems) over one document's sentences."""
+    """IDF of content terms (stems) over one document's sentences, and the document's source type
+    (set by whoever reads the document: "contract" lets relevance read clause topics)."""
 
-    def __init__(self, texts: Iterable[str]):
+    def __init__(self, texts: Iterable[str], source_type: str | None = None):
+        self.source_type = source_type
         df: Counter[str] = Counter()
         n = 0
         for t in texts:
