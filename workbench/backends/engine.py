@@ -118,12 +118,16 @@ class LexicalJudge:
         """Per span, the probability it is the kind of clause the question asks about, and how
         much the question asks about a kind of clause at all (workbench.judgment.topics; both 0
         for a question like none in its bank: a regulation's, a paper's)."""
+        topics = self._topic_model()
+        v = self._vecs([embed_form(question)] + [embed_form(s) for s in spans])
+        return topics.score(v[0], v[1:]), float(topics.asked(v[0]).sum())
+
+    def _topic_model(self):
         if self._topics is None:
             from workbench.judgment.topics import load_topics
 
             self._topics = load_topics()
-        v = self._vecs([embed_form(question)] + [embed_form(s) for s in spans])
-        return self._topics.score(v[0], v[1:]), float(self._topics.asked(v[0]).sum())
+        return self._topics
 
     def _word_vecs(self, texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
         with self._lock:
@@ -177,6 +181,9 @@ class LexicalJudge:
         if not spans:
             return np.zeros((0, len(names)), np.float64)
         ws = list(weights) if weights is not None else [None] * len(spans)
+        # clause kinds are contract kinds: a policy's "audit records" is no audit-rights clause
+        contract = np.array([w is not None and w.source_type == "contract" for w in ws])
+        topic: tuple[np.ndarray, float] | None = None
         cols = []
         for name in names:
             if name == "coverage":
@@ -187,13 +194,9 @@ class LexicalJudge:
             elif name == "soft":
                 cols.append(self.soft_coverage(text, spans, ws))
             elif name in ("topic", "asked"):
-                # clause kinds are contract kinds: a policy's "audit records" is no audit-rights clause
-                contract = np.array([w is not None and w.source_type == "contract" for w in ws])
-                if not contract.any():
-                    cols.append(np.zeros(len(spans)))
-                    continue
-                topic, asked = self.topic(text, spans)
-                cols.append(np.where(contract, topic if name == "topic" else asked, 0.0))
+                if topic is None:
+                    topic = self.topic(text, spans) if contract.any() else (np.zeros(len(spans)), 0.0)
+                cols.append(np.where(contract, topic[0] if name == "topic" else topic[1], 0.0))
             else:
                 raise ValueError(f"unknown feature {name!r}")
         return np.column_stack(cols).astype(np.float64)
@@ -214,13 +217,13 @@ class LexicalJudge:
         contract: `weights` its document's) is one (P >= 0.5)."""
         if "topic" not in FEATURES["relevance"] or weights is None or weights.source_type != "contract":
             return None
-        self.topic(question, [span])  # loads the model; vectors are cached
+        topics = self._topic_model()
         v = self._vecs([embed_form(question), embed_form(span)])
-        asked = self._topics.asked(v[0])
+        asked = topics.asked(v[0])
         k = int(np.argmax(asked))
-        if asked[k] < 0.5 or self._topics.kinds(v[1:])[0, k] < 0.5:
+        if asked[k] < 0.5 or topics.kinds(v[1:])[0, k] < 0.5:
             return None
-        return readable_kind(self._topics.categories[k])
+        return readable_kind(topics.categories[k])
 
     def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                 ) -> np.ndarray:
