@@ -88,9 +88,11 @@ fit-lexical: $(STAMP)
 	$(PY) train/build_pairs.py --out train/out/pairs.jsonl
 	$(PY) train/fit_lexical.py --per-task 5000
 
-# Rebuild the clause-topic model (workbench/judgment/topics.npz, ~0.1 MB) from cuad-train: one
-# logistic head per CUAD category over the int8 MiniLM sentence vector (~10 min, mostly embedding).
+# Rebuild the clause-topic model (workbench/judgment/topics.npz, ~2 MB) from cuad-train: one
+# logistic head per CUAD category over the int8 MiniLM sentence vector and the sentence's words
+# (~20 min on 2 cores: embedding, then liblinear; scikit-learn is a training-only requirement).
 fit-topics: $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -r train/requirements-topics.txt
 	$(PY) train/fit_topics.py
 
 # Re-pin requirements.txt from requirements.in.

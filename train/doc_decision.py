@@ -256,7 +256,7 @@ def grid(fit_file: Path, report_file: Path, min_nae: float) -> None:
     def score(c1: float, c2: float):
         return lambda X: 1 / (1 + np.exp(-(X[:, idx] @ np.array([3.0, 3.0, c1, c2]) - 2.6)))
 
-    best = max(((*decide(fp, score(c1, c2), 0.5), c1, c2) for c1 in np.arange(0, 10.01, 0.5)
+    best = max(((*decide(fp, score(c1, c2), 0.5), c1, c2) for c1 in np.arange(0, 16.01, 0.5)
                 for c2 in np.arange(-5, 1.01, 0.25)), key=lambda r: (r[1] >= min_nae, r[0], r[1]))
     print(f"topic {best[2]:.2f}, asked {best[3]:.2f}: the most found with NAE >= {min_nae} on the fit file")
     for name, pairs in (("fit file", fp), ("report file (held out)", rp)):

@@ -40,15 +40,30 @@ def test_a_question_about_no_kind_of_clause_gets_no_topic(question):
     """Regulations, guidelines and trivia score on words and cosine alone, exactly as before."""
     topics = load_topics()
     assert not topics.asked(_vec(question)).any()
-    assert not topics.score(_vec(question), embed_texts([LAW, CAP])).any()
+    assert not topics.score(_vec(question), embed_texts([LAW, CAP]), [LAW, CAP]).any()
 
 
 def test_a_cap_on_liability_is_that_kind_of_clause_and_a_governing_law_clause_is_not():
     topics = load_topics()
     q = _vec("Is either party's liability capped or limited to a maximum amount?")
-    cap, law = topics.score(q, embed_texts([CAP, LAW]))
+    cap, law = topics.score(q, embed_texts([CAP, LAW]), [CAP, LAW])
     assert cap > 0.5
     assert law < 0.2
+
+
+def test_a_head_reads_the_words_lawyers_use_not_only_the_overall_meaning():
+    """Two renewal-looking sentences with the same subject: the one that renews automatically is a
+    renewal term; the one that only ends the term is not, though MiniLM finds them alike."""
+    topics = load_topics()
+    renews = ("This Agreement shall automatically renew for successive one (1) year periods unless either "
+              "party gives notice of non-renewal at least ninety (90) days before the end of the term.")
+    ends = "This Agreement shall commence on the Effective Date and shall expire on December 31, 2015."
+    renewal = topics.categories.index("Renewal Term")
+    vectors = embed_texts([renews, ends])
+    with_words = topics.kinds(vectors, [renews, ends])[:, renewal]
+    assert with_words[0] > 0.5 > with_words[1]
+    without_words = topics.kinds(vectors, ["", ""])[:, renewal]
+    assert with_words[0] - with_words[1] > without_words[0] - without_words[1]
 
 
 def test_relevance_reads_the_topic_only_in_contracts_and_where_the_question_asks_for_one():

@@ -120,7 +120,7 @@ class LexicalJudge:
         for a question like none in its bank: a regulation's, a paper's)."""
         topics = self._topic_model()
         v = self._vecs([embed_form(question)] + [embed_form(s) for s in spans])
-        return topics.score(v[0], v[1:]), float(topics.asked(v[0]).sum())
+        return topics.score(v[0], v[1:], spans), float(topics.asked(v[0]).sum())
 
     def _topic_model(self):
         if self._topics is None:
@@ -221,7 +221,7 @@ class LexicalJudge:
         v = self._vecs([embed_form(question), embed_form(span)])
         asked = topics.asked(v[0])
         k = int(np.argmax(asked))
-        if asked[k] < 0.5 or topics.kinds(v[1:])[0, k] < 0.5:
+        if asked[k] < 0.5 or topics.kinds(v[1:], [span])[0, k] < 0.5:
             return None
         return readable_kind(topics.categories[k])
 
@@ -250,7 +250,7 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "support": ("coverage", "cosine", "soft"),
 }
 LEXICAL_FIT: dict[str, tuple[float, ...]] = {
-    "relevance": (3.0, 3.0, 4.5, -2.75, -2.6),
+    "relevance": (3.0, 3.0, 10.0, -2.0, -2.6),
     "support": (-0.267, -0.428, 5.047, -3.106),
 }
 

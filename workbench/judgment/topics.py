@@ -2,16 +2,19 @@
 an exclusive grant…) and which kinds a question asks about, both read from the MiniLM vectors the
 judge already computes for cosine, so it costs two small matrix products per question.
 
+Each head reads both the sentence vector and the sentence's own words (retrieval stems and
+stem pairs: "automat_renew", "without_caus"), so it knows lawyers' phrasings MiniLM blurs.
+
 Why: relevance read from shared words and overall similarity cannot tell "Chase's aggregate
 liability … shall in no event exceed the total Commissions" (a cap, sharing one word with "Is
 either party's liability capped?") from "liability insurance with limits of at least
 $10,000,000" (sharing three). Trained heads that have seen hundreds of lawyer-labelled clauses of
 each kind can (`train/fit_topics.py`: one logistic head per CUAD category over the sentence
-vector, cuad-train's train split). A question finds its kinds by similarity to a bank of
+vector and words, cuad-train's train split). A question finds its kinds by similarity to a bank of
 questions and CUAD's category descriptions; one that is like none of them (a question about a
 regulation, a paper, a recipe) gets no topic at all, and relevance falls back on words and cosine.
 
-The file (topics.npz, ~0.2 MB) is committed; `make fit-topics` rebuilds it."""
+The file (topics.npz, ~2 MB) is committed; `make fit-topics` rebuilds it."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from workbench.errors import ConfigError
+from workbench.text.terms import tokenize
 
 TOPICS_FILE = Path(__file__).resolve().parent / "topics.npz"
 # A question whose best bank match is below ASKED_FROM asks about no clause kind; from ASKED_FULL
@@ -32,11 +36,19 @@ ASKED_FULL = 0.65
 TEMPERATURE = 0.03
 
 
+def terms_of(text: str) -> set[str]:
+    """The words a head reads: retrieval stems and adjacent stem pairs, present or not."""
+    stems = tokenize(text)
+    return {*stems, *(f"{a}_{b}" for a, b in zip(stems, stems[1:], strict=False))}
+
+
 @dataclass(frozen=True)
 class Topics:
     categories: tuple[str, ...]
-    W: np.ndarray  # (dim, kinds): one logistic head per kind of clause
+    W: np.ndarray  # (dim, kinds): one logistic head per kind of clause, its vector part
     b: np.ndarray  # (kinds,)
+    term_index: dict[str, int]  # word -> row of T
+    T: np.ndarray  # (terms, kinds): the heads' word part
     bank_vectors: np.ndarray  # (questions, dim) unit vectors
     bank_category: np.ndarray  # (questions,) the kind each bank question asks about
 
@@ -53,18 +65,22 @@ class Topics:
         w = np.exp((best - top) / TEMPERATURE)
         return (gate * w / w.sum()).astype(np.float32)
 
-    def kinds(self, span_vectors: np.ndarray) -> np.ndarray:
+    def kinds(self, span_vectors: np.ndarray, span_texts: list[str]) -> np.ndarray:
         """P(the span is a clause of each kind), at even odds: (spans, kinds)."""
         z = np.asarray(span_vectors, np.float32) @ self.W + self.b
+        for i, text in enumerate(span_texts):
+            rows = [self.term_index[t] for t in terms_of(text) if t in self.term_index]
+            if rows:
+                z[i] += self.T[rows].sum(0)
         return 1 / (1 + np.exp(-z))
 
-    def score(self, question_vector: np.ndarray, span_vectors: np.ndarray) -> np.ndarray:
+    def score(self, question_vector: np.ndarray, span_vectors: np.ndarray, span_texts: list[str]) -> np.ndarray:
         """Per span: the probability it is the kind of clause the question asks about (0 for a
         question about no kind)."""
         ask = self.asked(question_vector)
         if not ask.any() or not len(span_vectors):
             return np.zeros(len(span_vectors), np.float64)
-        return (self.kinds(span_vectors) @ ask).astype(np.float64)
+        return (self.kinds(span_vectors, span_texts) @ ask).astype(np.float64)
 
     def top_kinds(self, question_vector: np.ndarray, n: int = 3) -> list[tuple[str, float]]:
         """The kinds a question asks about most, for rationales and diagnostics."""
@@ -79,5 +95,6 @@ def load_topics(path: Path = TOPICS_FILE) -> Topics:
                           "or rebuild it with `make fit-topics`.")
     z = np.load(path)
     return Topics(categories=tuple(str(c) for c in z["categories"]), W=z["W"].astype(np.float32),
-                  b=z["b"].astype(np.float32), bank_vectors=z["bank_vectors"].astype(np.float32),
+                  b=z["b"].astype(np.float32), term_index={str(t): i for i, t in enumerate(z["terms"])},
+                  T=z["T"].astype(np.float32), bank_vectors=z["bank_vectors"].astype(np.float32),
                   bank_category=z["bank_category"].astype(np.int64))
