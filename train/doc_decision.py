@@ -21,9 +21,14 @@ This script simulates that decision on cuad-train contracts (text, lawyer-labell
     .venv/bin/python train/doc_decision.py build --split test --out train/out/dd_test.pkl [--model] [--product WS]
     .venv/bin/python train/doc_decision.py fit --fit train/out/dd_calib.pkl --report train/out/dd_test.pkl \
         [--features coverage,cosine,model]
-    .venv/bin/python train/doc_decision.py grid --fit train/out/dd_calib.pkl --report train/out/dd_test.pkl
+    .venv/bin/python train/doc_decision.py build --split calib --question 2 --out train/out/dd_calib_q2.pkl --product WS
+    .venv/bin/python train/doc_decision.py build --split test --question 2 --out train/out/dd_test_q2.pkl --product WS
+    .venv/bin/python train/doc_decision.py grid --fit train/out/dd_calib.pkl,train/out/dd_calib_q2.pkl \
+        --report train/out/dd_test.pkl,train/out/dd_test_q2.pkl
 
-(--product WS: the candidates `ask` really gets, each contract rendered to a PDF and ingested in
+(--question N: build_pairs' N-th paraphrase of each category that has one (others are skipped),
+asked with the topic bank stripped of that exact question, so every wording measured is one the
+bank does not hold. --product WS: the candidates `ask` really gets, each contract rendered to a PDF and ingested in
 the workspace WS; about 25 s a contract with --model on 2 cores.)
 
 `fit` fits a logistic over the features on every candidate of the fit file (the candidates' own
@@ -100,6 +105,18 @@ def product_candidates(name: str, text: str, ws: Path):
     return parsed, units, gold
 
 
+def without_question(topics, question: str):
+    """The topic model with `question` taken out of its bank, if it is there."""
+    import dataclasses
+
+    from workbench.index.embed import embed_texts
+    from workbench.text.terms import embed_form
+
+    v = np.asarray(embed_texts([embed_form(question)]), np.float32)[0]
+    keep = topics.bank_vectors @ v < 0.999
+    return dataclasses.replace(topics, bank_vectors=topics.bank_vectors[keep], bank_category=topics.bank_category[keep])
+
+
 def build(split: str, limit: int, with_model: bool, out: Path, question_index: int, product: Path | None) -> None:
     from workbench.backends import engine
     from workbench.index.embed import embed_texts
@@ -107,6 +124,7 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
     from workbench.text.weights import TermWeights
 
     judge = engine.LexicalJudge()
+    full_topics = judge._topic_model()
     scorer = None
     if with_model:
         from workbench.judgment import model as M
@@ -143,7 +161,10 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
             gold = gold_ranges(doc, clauses) if clauses else []
             if clauses and not gold:
                 continue  # gold not located in the text: no trustworthy label
-            q = qs[question_index % len(qs)]
+            if question_index >= len(qs):
+                continue
+            q = qs[question_index]
+            judge._topics = without_question(full_topics, q)
             qv = np.asarray(embed_texts([embed_form(q)]), np.float32)[0]
             cs = V @ qv
             if product is not None:
@@ -245,12 +266,14 @@ def fit(fit_file: Path, report_file: Path, names: list[str], min_nae: float) -> 
             curve(pairs, lambda X, k=k: 1 / (1 + np.exp(-X[:, k])), "model logit alone")
 
 
-def grid(fit_file: Path, report_file: Path, min_nae: float) -> None:
+def grid(fit_files: str, report_files: str, min_nae: float) -> None:
     """The engine's topic weights: coverage and cosine kept at their hand-set (3, 3, bias -2.6), so
     a question about no kind of clause scores as before; (topic, asked) from a grid, the most
-    answers found on the fit file with NAE >= min_nae there; then both files' figures."""
-    fp = pickle.loads(fit_file.read_bytes())
-    rp = pickle.loads(report_file.read_bytes())
+    answers found on the fit files pooled (comma-separated: several wordings) with NAE >= min_nae
+    there; then each file's figures and the pooled ones."""
+    fits = {f: pickle.loads(Path(f).read_bytes()) for f in fit_files.split(",")}
+    reports = {f: pickle.loads(Path(f).read_bytes()) for f in report_files.split(",")}
+    fp = [p for ps in fits.values() for p in ps]
     idx = [COLUMNS.index(n) for n in ("coverage", "cosine", "topic", "asked")]
 
     def score(c1: float, c2: float):
@@ -258,10 +281,12 @@ def grid(fit_file: Path, report_file: Path, min_nae: float) -> None:
 
     best = max(((*decide(fp, score(c1, c2), 0.5), c1, c2) for c1 in np.arange(0, 16.01, 0.5)
                 for c2 in np.arange(-5, 1.01, 0.25)), key=lambda r: (r[1] >= min_nae, r[0], r[1]))
-    print(f"topic {best[2]:.2f}, asked {best[3]:.2f}: the most found with NAE >= {min_nae} on the fit file")
-    for name, pairs in (("fit file", fp), ("report file (held out)", rp)):
+    print(f"topic {best[2]:.2f}, asked {best[3]:.2f}: the most found with NAE >= {min_nae} on the fit files")
+    groups = [*fits.items(), ("fit files pooled", fp), *((f"{f} (held out)", ps) for f, ps in reports.items()),
+              ("report files pooled (held out)", [p for ps in reports.values() for p in ps])]
+    for name, pairs in groups:
         for label, fn in (("words and cosine (3, 3, -2.6)", score(0, 0)), ("with topics", score(best[2], best[3]))):
-            print(f"  {name:24s} {label:30s} found %.3f  NAE %.3f" % decide(pairs, fn, 0.5))
+            print(f"  {name:44s} {label:30s} found %.3f  NAE %.3f" % decide(pairs, fn, 0.5))
 
 
 def main(argv=None) -> int:
@@ -289,7 +314,7 @@ def main(argv=None) -> int:
     if a.cmd == "build":
         build(a.split, a.limit, a.model, Path(a.out), a.question, Path(a.product) if a.product else None)
     elif a.cmd == "grid":
-        grid(Path(a.fit), Path(a.report), a.min_nae)
+        grid(a.fit, a.report, a.min_nae)
     else:
         fit(Path(a.fit), Path(a.report), a.features.split(","), a.min_nae)
     return 0
