@@ -2,7 +2,12 @@
 (contract, category question), does the verified evidence contain the lawyers' gold clause, and
 is a category the contract lacks answered NO_AUTHORITATIVE_EVIDENCE?
 
-    .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR] [--prepare] [--wording plain]
+    .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR] [--prepare] [--wording plain|everyday]
+
+`--wording everyday` asks every question of bench/data/question_kinds.tsv labelled with one of
+these categories alone (2-5 a category, written as a reader would, never in the topic bank);
+`--question-words off` reads questions by bank similarity alone (the topic mapper before it read
+their words), for a before/after on the same checkout.
 
 (run from the repository root, or with PYTHONPATH naming the checkout to measure)
 
@@ -101,11 +106,22 @@ def main() -> int:
     ap.add_argument("--prepare", action="store_true", help="only ingest and index the contracts (chunk and "
                     "segment indexes, kept in the workspace), no questions")
     ap.add_argument("--judge", default="shipped", help="shipped (engine.get_judge), lexical, model or blend")
-    ap.add_argument("--wording", default="bench", choices=("bench", "plain"),
-                    help="plain: the same categories asked in plainer words (PLAIN_QUESTIONS)")
+    ap.add_argument("--wording", default="bench", choices=("bench", "plain", "everyday"),
+                    help="plain: the same categories asked in plainer words (PLAIN_QUESTIONS); everyday: "
+                    "bench/data/question_kinds.tsv's questions for them")
+    ap.add_argument("--question-words", default="on", choices=("on", "off"))
     a = ap.parse_args()
-    questions = QUESTIONS if a.wording == "bench" else PLAIN_QUESTIONS
     sys.path.insert(0, str(ROOT))
+    if a.wording == "everyday":
+        from bench.bench_question_kinds import load
+
+        questions = [(kinds[0], q) for q, kinds in load("all") if len(kinds) == 1 and kinds[0] in QUESTIONS]
+    else:
+        questions = list((QUESTIONS if a.wording == "bench" else PLAIN_QUESTIONS).items())
+    if a.question_words == "off":
+        from workbench.judgment import topics
+
+        topics.HEAD_WORDS = topics.BANK_WORDS = 0.0
     from bench.common import use_judge
 
     use_judge(a.judge)
@@ -136,7 +152,7 @@ def main() -> int:
         if g is None:
             print(f"no gold row for {pdf.name}", file=sys.stderr)
             continue
-        for k, (cat, q) in enumerate(questions.items()):
+        for k, (cat, q) in enumerate(questions):
             t = time.perf_counter()
             run, = wb.ask([q], [doc.id])
             dt = time.perf_counter() - t
@@ -149,7 +165,7 @@ def main() -> int:
                        default=0.0)
             quotes = [e.exact_quote for e in run.evidence if e.requirement_id in ok]
             nae = run.answer.result == NO_AUTHORITATIVE_EVIDENCE
-            rows.append({"contract": pdf.stem, "category": cat, "has_gold": bool(g[cat]), "nae": nae,
+            rows.append({"contract": pdf.stem, "category": cat, "question": q, "has_gold": bool(g[cat]), "nae": nae,
                          "hit": hit(quotes, g[cat]) if g[cat] else None, "verified": quotes,
                          "confidence": run.answer.grounding_confidence, "best_relevance": round(best, 4),
                          "answers_question": getattr(run.answer, "answers_question", None), "ask_s": round(dt, 3)})
@@ -160,8 +176,8 @@ def main() -> int:
     per_cat = {c: {"found": sum(r["hit"] for r in pos if r["category"] == c),
                    "with_gold": sum(r["category"] == c for r in pos),
                    "nae_when_absent": sum(r["nae"] for r in neg if r["category"] == c),
-                   "absent": sum(r["category"] == c for r in neg)} for c in questions}
-    summary = {"wording": a.wording, "contracts": len(pdfs), "pairs": len(rows),
+                   "absent": sum(r["category"] == c for r in neg)} for c in dict(questions)}
+    summary = {"wording": a.wording, "question_words": a.question_words, "questions": len(questions), "contracts": len(pdfs), "pairs": len(rows),
                "found_rate": round(sum(r["hit"] for r in pos) / max(1, len(pos)), 3), "with_gold": len(pos),
                "nae_rate_when_absent": round(sum(r["nae"] for r in neg) / max(1, len(neg)), 3), "absent": len(neg),
                "green_when_absent": sum(r["confidence"] == "high" for r in neg),

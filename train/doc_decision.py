@@ -113,8 +113,13 @@ def without_question(topics, question: str):
     from workbench.text.terms import embed_form
 
     v = np.asarray(embed_texts([embed_form(question)]), np.float32)[0]
+    from workbench.judgment.topics import bank_lexicon
+
     keep = topics.bank_vectors @ v < 0.999
-    return dataclasses.replace(topics, bank_vectors=topics.bank_vectors[keep], bank_category=topics.bank_category[keep])
+    bank = [q for q, k in zip(topics.bank, keep, strict=True) if k]
+    category = topics.bank_category[keep]
+    return dataclasses.replace(topics, bank_vectors=topics.bank_vectors[keep], bank_category=category, bank=tuple(bank),
+                               bank_words=bank_lexicon(list(topics.categories), bank, category.tolist()))
 
 
 def build(split: str, limit: int, with_model: bool, out: Path, question_index: int, product: Path | None) -> None:

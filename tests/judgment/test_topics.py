@@ -27,8 +27,21 @@ def test_a_question_asks_about_the_kind_of_clause_it_names_in_any_words():
     for question, kind in [("Under which jurisdiction's laws is this contract interpreted?", "Governing Law"),
                            ("Is there a limit on how much a party can be liable for?", "Cap On Liability"),
                            ("Does a party have to carry insurance coverage?", "Insurance")]:
-        [(top, weight), *_] = topics.top_kinds(_vec(question))
+        [(top, weight), *_] = topics.top_kinds(_vec(question), question)
         assert top == kind and weight > 0.5, question
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What is the term of the agreement?", "Expiration Date"),
+    ("Is there a most favored nation clause?", "Most Favored Nation"),
+    ("Can the company hire the contractor's staff?", "No-Solicit Of Employees"),
+])
+def test_a_question_is_read_by_its_words_not_only_its_template(question, kind):
+    """MiniLM puts "What is the term of the agreement?" next to "What is the governing law of the
+    agreement?" (same template); the word "term" is what an expiration clause's bank and head read."""
+    topics = load_topics()
+    [(top, weight), *_] = topics.top_kinds(_vec(question), question)
+    assert top == kind and weight > 0.5
 
 
 @pytest.mark.parametrize("question", [
@@ -37,16 +50,17 @@ def test_a_question_asks_about_the_kind_of_clause_it_names_in_any_words():
     "What does WHO recommend for treating hepatitis C in children?",
 ])
 def test_a_question_about_no_kind_of_clause_gets_no_topic(question):
-    """Regulations, guidelines and trivia score on words and cosine alone, exactly as before."""
+    """Regulations, guidelines and trivia score on words and cosine alone, as before: a word
+    shared with a kind's name ("control") asks for it only faintly."""
     topics = load_topics()
-    assert not topics.asked(_vec(question)).any()
-    assert not topics.score(_vec(question), embed_texts([LAW, CAP]), [LAW, CAP]).any()
+    assert topics.asked(_vec(question), question).sum() < 0.05
+    assert (topics.score(_vec(question), question, embed_texts([LAW, CAP]), [LAW, CAP]) < 0.05).all()
 
 
 def test_a_cap_on_liability_is_that_kind_of_clause_and_a_governing_law_clause_is_not():
     topics = load_topics()
-    q = _vec("Is either party's liability capped or limited to a maximum amount?")
-    cap, law = topics.score(q, embed_texts([CAP, LAW]), [CAP, LAW])
+    question = "Is either party's liability capped or limited to a maximum amount?"
+    cap, law = topics.score(_vec(question), question, embed_texts([CAP, LAW]), [CAP, LAW])
     assert cap > 0.5
     assert law < 0.2
 
@@ -90,7 +104,7 @@ def test_relevance_reads_the_topic_only_in_contracts_and_where_the_question_asks
     assert np.allclose(judge.relevance(q, [CAP, LAW]), words_only(q, [CAP, LAW], None), atol=1e-5)  # free text
     q = "What must organizations do to control remote access sessions?"
     spans = ["Monitor and control remote access sessions.", LAW]
-    assert np.allclose(judge.relevance(q, spans, [contract] * 2), words_only(q, spans, contract), atol=1e-5)
+    assert np.allclose(judge.relevance(q, spans, [contract] * 2), words_only(q, spans, contract), atol=0.01)
 
 
 def test_a_policy_about_audit_records_is_not_read_as_an_audit_rights_clause():

@@ -47,6 +47,15 @@ def test_speculative_terms_are_found_as_whole_words():
     assert speculative_terms("Agencies may not disclose records; likelihood is assessed [REQ-S001].") == []
 
 
+def test_a_right_granted_in_the_passive_is_not_speculation():
+    """"may be terminated" in a contract grants a right (the verifier's hedge gate agrees, so
+    compose must not drop the quote it verified); "may be associated" in a paper hedges."""
+    assert speculative_terms("This Agreement may be terminated by Company for cause [REQ-C003].") == []
+    assert speculative_terms("Any provision may be amended or waived only with written consent [REQ-C020].") == []
+    assert speculative_terms("Higher doses may be associated with liver injury [REQ-P004].") == ["may be"]
+    assert speculative_terms("The estimate may be too low [REQ-P005].") == ["may be"]
+
+
 def test_invalid_ids_are_removed_everywhere_and_reported():
     assert remove_ids("A must B [REQ-P001, REQ-P009]. C [REQ-P009]. See REQ-P009.", {"REQ-P009"}) == \
         "A must B [REQ-P001]. C. See."

@@ -120,7 +120,7 @@ class LexicalJudge:
         for a question like none in its bank: a regulation's, a paper's)."""
         topics = self._topic_model()
         v = self._vecs([embed_form(question)] + [embed_form(s) for s in spans])
-        return topics.score(v[0], v[1:], spans), float(topics.asked(v[0]).sum())
+        return topics.score(v[0], question, v[1:], spans), float(topics.asked(v[0], question).sum())
 
     def _topic_model(self):
         if self._topics is None:
@@ -219,7 +219,7 @@ class LexicalJudge:
             return None
         topics = self._topic_model()
         v = self._vecs([embed_form(question), embed_form(span)])
-        asked = topics.asked(v[0])
+        asked = topics.asked(v[0], question)
         k = int(np.argmax(asked))
         if asked[k] < 0.5 or topics.kinds(v[1:], [span])[0, k] < 0.5:
             return None

@@ -11,13 +11,17 @@ either party's liability capped?") from "liability insurance with limits of at l
 $10,000,000" (sharing three). Trained heads that have seen hundreds of lawyer-labelled clauses of
 each kind can (`train/fit_topics.py`: one logistic head per CUAD category over the sentence
 vector and words, cuad-train's train split). A question finds its kinds by similarity to a bank of
-questions and CUAD's category descriptions; one that is like none of them (a question about a
-regulation, a paper, a recipe) gets no topic at all, and relevance falls back on words and cosine.
+questions and CUAD's category descriptions, and by the words it shares with each kind's bank and
+name and with what the heads read ("term" is an expiration clause's word, "governing" a law
+clause's, where MiniLM calls "What is the term of the agreement?" closest to "What is the
+governing law of the agreement?"). One that is like none of them (a question about a regulation,
+a paper, a recipe) gets no topic at all, and relevance falls back on words and cosine.
 
 The file (topics.npz, ~2 MB) is committed; `make fit-topics` rebuilds it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from workbench.errors import ConfigError
-from workbench.text.terms import tokenize
+from workbench.text.terms import content_terms, tokenize
 
 TOPICS_FILE = Path(__file__).resolve().parent / "topics.npz"
 # A question whose best bank match is below ASKED_FROM asks about no clause kind; from ASKED_FULL
@@ -34,6 +38,13 @@ TOPICS_FILE = Path(__file__).resolve().parent / "topics.npz"
 ASKED_FROM = 0.45
 ASKED_FULL = 0.65
 TEMPERATURE = 0.03
+# How much a question's words count beside its bank similarity: the heads' word weights summed over
+# its terms where positive (HEAD_WORDS: a question is no clause, so a word clauses of a kind avoid
+# says nothing against it), and the IDF-weighted share of its content words found in a kind's bank
+# questions and name (BANK_WORDS). Chosen on the dev half of bench/data/question_kinds.tsv
+# (everyday questions never in the bank); BENCHMARKS.md has the held-out half.
+HEAD_WORDS = 0.03
+BANK_WORDS = 0.5
 
 
 def terms_of(text: str) -> set[str]:
@@ -51,19 +62,38 @@ class Topics:
     T: np.ndarray  # (terms, kinds): the heads' word part
     bank_vectors: np.ndarray  # (questions, dim) unit vectors
     bank_category: np.ndarray  # (questions,) the kind each bank question asks about
+    bank_words: dict[str, frozenset[int]]  # content stem -> the kinds whose bank or name uses it
+    bank: tuple[str, ...] = ()  # the bank questions' text
 
-    def asked(self, question_vector: np.ndarray) -> np.ndarray:
+    def asked(self, question_vector: np.ndarray, question: str) -> np.ndarray:
         """How much the question asks about each kind: a softmax over the kinds' best bank
-        similarities, scaled by how close the question comes to the bank at all (0 when not)."""
+        similarities plus what its words say, scaled by how close the question comes to the
+        bank at all (0 when not)."""
         sims = self.bank_vectors @ np.asarray(question_vector, np.float32)
         best = np.full(len(self.categories), -1.0, np.float32)
         np.maximum.at(best, self.bank_category, sims)
+        best += HEAD_WORDS * self._head_words(question) + BANK_WORDS * self._bank_words(question)
         top = float(best.max())
         gate = float(np.clip((top - ASKED_FROM) / (ASKED_FULL - ASKED_FROM), 0.0, 1.0))
         if gate == 0.0:
             return np.zeros(len(self.categories), np.float32)
         w = np.exp((best - top) / TEMPERATURE)
         return (gate * w / w.sum()).astype(np.float32)
+
+    def _head_words(self, text: str) -> np.ndarray:
+        rows = [self.term_index[t] for t in terms_of(text) if t in self.term_index]
+        return np.maximum(self.T[rows].sum(0), 0) if rows else np.zeros(len(self.categories), np.float32)
+
+    def _bank_words(self, text: str) -> np.ndarray:
+        """Per kind, the IDF-weighted share of the text's content words its bank or name uses."""
+        n = len(self.categories)
+        idf = {w: float(np.log(n / max(1, len(self.bank_words.get(w, ()))))) for w in set(content_terms(text))}
+        out = np.zeros(n, np.float32)
+        for w, weight in idf.items():
+            for k in self.bank_words.get(w, ()):
+                out[k] += weight
+        total = sum(idf.values())
+        return out / total if total else out
 
     def kinds(self, span_vectors: np.ndarray, span_texts: list[str]) -> np.ndarray:
         """P(the span is a clause of each kind), at even odds: (spans, kinds)."""
@@ -74,18 +104,29 @@ class Topics:
                 z[i] += self.T[rows].sum(0)
         return 1 / (1 + np.exp(-z))
 
-    def score(self, question_vector: np.ndarray, span_vectors: np.ndarray, span_texts: list[str]) -> np.ndarray:
+    def score(self, question_vector: np.ndarray, question: str, span_vectors: np.ndarray,
+              span_texts: list[str]) -> np.ndarray:
         """Per span: the probability it is the kind of clause the question asks about (0 for a
         question about no kind)."""
-        ask = self.asked(question_vector)
+        ask = self.asked(question_vector, question)
         if not ask.any() or not len(span_vectors):
             return np.zeros(len(span_vectors), np.float64)
         return (self.kinds(span_vectors, span_texts) @ ask).astype(np.float64)
 
-    def top_kinds(self, question_vector: np.ndarray, n: int = 3) -> list[tuple[str, float]]:
+    def top_kinds(self, question_vector: np.ndarray, question: str, n: int = 3) -> list[tuple[str, float]]:
         """The kinds a question asks about most, for rationales and diagnostics."""
-        ask = self.asked(question_vector)
+        ask = self.asked(question_vector, question)
         return [(self.categories[i], float(ask[i])) for i in np.argsort(-ask)[:n] if ask[i] > 0.01]
+
+
+def bank_lexicon(categories: list[str], bank: list[str], bank_category: list[int]) -> dict[str, frozenset[int]]:
+    """Each content stem of the bank's questions and the kinds' names -> the kinds that use it."""
+    out: dict[str, set[int]] = {}
+    for k, text in [*zip(bank_category, bank, strict=True),
+                    *((k, re.sub(r"[/-]", " ", c)) for k, c in enumerate(categories))]:
+        for w in content_terms(text):
+            out.setdefault(w, set()).add(int(k))
+    return {w: frozenset(ks) for w, ks in out.items()}
 
 
 @lru_cache(maxsize=1)
@@ -94,7 +135,10 @@ def load_topics(path: Path = TOPICS_FILE) -> Topics:
         raise ConfigError(f"The clause-topic model {path} is missing: restore it from the repository "
                           "or rebuild it with `make fit-topics`.")
     z = np.load(path)
+    categories = [str(c) for c in z["categories"]]
+    bank = [str(q) for q in z["bank"]]
     return Topics(categories=tuple(str(c) for c in z["categories"]), W=z["W"].astype(np.float32),
                   b=z["b"].astype(np.float32), term_index={str(t): i for i, t in enumerate(z["terms"])},
                   T=z["T"].astype(np.float32), bank_vectors=z["bank_vectors"].astype(np.float32),
-                  bank_category=z["bank_category"].astype(np.int64))
+                  bank_category=z["bank_category"].astype(np.int64), bank=tuple(bank),
+                  bank_words=bank_lexicon(categories, bank, z["bank_category"].tolist()))
