@@ -6,8 +6,8 @@ is a category the contract lacks answered NO_AUTHORITATIVE_EVIDENCE?
 
 `--wording everyday` asks every question of bench/data/question_kinds.tsv labelled with one of
 these categories alone (2-5 a category, written as a reader would, never in the topic bank);
-`--question-words off` reads questions by bank similarity alone (the topic mapper before it read
-their words), for a before/after on the same checkout.
+`--question-words off` reads questions by bank similarity alone, without topics.OTHER_QUESTIONS
+(the topic mapper before it read their words), for a before/after on the same checkout.
 
 (run from the repository root, or with PYTHONPATH naming the checkout to measure)
 
@@ -122,6 +122,7 @@ def main() -> int:
         from workbench.judgment import topics
 
         topics.HEAD_WORDS = topics.BANK_WORDS = 0.0
+        topics.OTHER_QUESTIONS = ()
     from bench.common import use_judge
 
     use_judge(a.judge)

@@ -8,7 +8,8 @@ Per question, the "correct mass": the share of the ask on a right kind, or for a
 share not asked at all (a wrong kind lifts the wrong clauses in relevance by up to 6.5 in log-odds).
 Reported: its mean, top-1 kind accuracy, the mean mass on wrong kinds, and the mean ask of the NONE
 questions. The word weights (topics.HEAD_WORDS, BANK_WORDS) were chosen on dev; test is held out.
-`--words-off` reads the question by its bank similarity alone (the mapper before them)."""
+`--words-off` reads the question by its bank similarity alone, without OTHER_QUESTIONS (the
+mapper before either)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ def main() -> int:
 
     if a.words_off:
         T.HEAD_WORDS = T.BANK_WORDS = 0.0
+        T.OTHER_QUESTIONS = ()
     model = T.load_topics()
     rows = load(a.split)
     vectors = embed_texts([q for q, _ in rows])

@@ -45,6 +45,17 @@ def test_a_question_is_read_by_its_words_not_only_its_template(question, kind):
 
 
 @pytest.mark.parametrize("question", [
+    "What happens if a party breaches?",
+    "Who pays the shipping costs?",
+])
+def test_a_contract_question_about_no_kind_the_heads_know_asks_for_none(question):
+    """"breach" is in the uncapped-liability bank's wording; the question is about remedies, which
+    no head knows: closest to OTHER_QUESTIONS, it lifts no kind's clauses over the words."""
+    topics = load_topics()
+    assert topics.asked(_vec(question), question).sum() < 0.2
+
+
+@pytest.mark.parametrize("question", [
     "What is the melting point of tungsten?",
     "What must organizations do to control remote access sessions?",
     "What does WHO recommend for treating hepatitis C in children?",

@@ -45,6 +45,44 @@ TEMPERATURE = 0.03
 # (everyday questions never in the bank); BENCHMARKS.md has the held-out half.
 HEAD_WORDS = 0.03
 BANK_WORDS = 0.5
+# Questions about a contract that ask about no kind of clause the heads know (payment, breach,
+# disputes, notices, boilerplate): a question closest to one of them asks about no kind, where it
+# used to land on the nearest kind that shares a word ("breach" -> uncapped liability). Written
+# from standard contract headings; they compete in the softmax by similarity alone.
+OTHER_QUESTIONS: tuple[str, ...] = (
+    'How and when must payments be made?',
+    'What fees are charged under the agreement?',
+    'Is interest charged on late payments?',
+    'Who pays the taxes?',
+    'Who must indemnify the other party?',
+    'What information must be kept confidential?',
+    'What happens in a force majeure event?',
+    'How are disputes between the parties settled?',
+    'Must disputes go to arbitration or mediation?',
+    'Which courts have jurisdiction over disputes?',
+    'How must notices be given to a party?',
+    'What counts as a material breach, and how long is the cure period?',
+    'What remedies does a party have for breach?',
+    'Is the agreement the entire agreement between the parties?',
+    'How can the agreement be amended?',
+    'Does a waiver of one breach waive others?',
+    'What happens if a provision is held invalid?',
+    'Are the parties independent contractors?',
+    'What representations does each party make?',
+    'Must a party comply with applicable laws?',
+    'How are the products delivered and who bears the risk of loss?',
+    'How are goods inspected and accepted?',
+    'What marketing and promotion must a party do?',
+    'What support and training does a party provide?',
+    'May a party publicize the relationship or issue press releases?',
+    'How are the products priced and ordered?',
+    'What reports must a party deliver?',
+    'What are the service levels?',
+    'What are the definitions used in the agreement?',
+    'Who are the contacts or representatives for each party?',
+    'How may the agreement be signed in counterparts?',
+    'What records and data protection obligations apply?',
+)
 
 
 def terms_of(text: str) -> set[str]:
@@ -62,8 +100,9 @@ class Topics:
     T: np.ndarray  # (terms, kinds): the heads' word part
     bank_vectors: np.ndarray  # (questions, dim) unit vectors
     bank_category: np.ndarray  # (questions,) the kind each bank question asks about
-    bank_words: dict[str, frozenset[int]]  # content stem -> the kinds whose bank or name uses it
+    bank_words: dict[str, frozenset[int]]  # content stem -> the kinds whose bank or name uses it (OTHER: none)
     bank: tuple[str, ...] = ()  # the bank questions' text
+    other_vectors: np.ndarray | None = None  # (OTHER_QUESTIONS, dim) unit vectors
 
     def asked(self, question_vector: np.ndarray, question: str) -> np.ndarray:
         """How much the question asks about each kind: a softmax over the kinds' best bank
@@ -73,27 +112,34 @@ class Topics:
         best = np.full(len(self.categories), -1.0, np.float32)
         np.maximum.at(best, self.bank_category, sims)
         best += HEAD_WORDS * self._head_words(question) + BANK_WORDS * self._bank_words(question)
+        if self.other_vectors is not None and len(self.other_vectors):  # "none of the kinds" competes as one more
+            other = float((self.other_vectors @ np.asarray(question_vector, np.float32)).max())
+            best = np.append(best, other + BANK_WORDS * self._bank_words(question, other=True))
         top = float(best.max())
         gate = float(np.clip((top - ASKED_FROM) / (ASKED_FULL - ASKED_FROM), 0.0, 1.0))
         if gate == 0.0:
             return np.zeros(len(self.categories), np.float32)
         w = np.exp((best - top) / TEMPERATURE)
-        return (gate * w / w.sum()).astype(np.float32)
+        return (gate * w / w.sum())[:len(self.categories)].astype(np.float32)
 
     def _head_words(self, text: str) -> np.ndarray:
         rows = [self.term_index[t] for t in terms_of(text) if t in self.term_index]
         return np.maximum(self.T[rows].sum(0), 0) if rows else np.zeros(len(self.categories), np.float32)
 
-    def _bank_words(self, text: str) -> np.ndarray:
-        """Per kind, the IDF-weighted share of the text's content words its bank or name uses."""
-        n = len(self.categories)
+    def _bank_words(self, text: str, other: bool = False):
+        """Per kind, the IDF-weighted share of the text's content words its bank or name uses
+        (with `other`, the share OTHER_QUESTIONS use, read as one more kind)."""
+        n = len(self.categories) + 1  # the kinds and OTHER_QUESTIONS
         idf = {w: float(np.log(n / max(1, len(self.bank_words.get(w, ()))))) for w in set(content_terms(text))}
-        out = np.zeros(n, np.float32)
+        total = sum(idf.values()) or 1.0
+        if other:
+            return sum(weight for w, weight in idf.items() if OTHER in self.bank_words.get(w, ())) / total
+        out = np.zeros(n - 1, np.float32)
         for w, weight in idf.items():
             for k in self.bank_words.get(w, ()):
-                out[k] += weight
-        total = sum(idf.values())
-        return out / total if total else out
+                if k != OTHER:
+                    out[k] += weight
+        return out / total
 
     def kinds(self, span_vectors: np.ndarray, span_texts: list[str]) -> np.ndarray:
         """P(the span is a clause of each kind), at even odds: (spans, kinds)."""
@@ -119,11 +165,16 @@ class Topics:
         return [(self.categories[i], float(ask[i])) for i in np.argsort(-ask)[:n] if ask[i] > 0.01]
 
 
+OTHER = -1  # OTHER_QUESTIONS' index in bank_words
+
+
 def bank_lexicon(categories: list[str], bank: list[str], bank_category: list[int]) -> dict[str, frozenset[int]]:
-    """Each content stem of the bank's questions and the kinds' names -> the kinds that use it."""
+    """Each content stem of the bank's questions, the kinds' names and OTHER_QUESTIONS -> the kinds
+    (OTHER for OTHER_QUESTIONS) that use it."""
     out: dict[str, set[int]] = {}
     for k, text in [*zip(bank_category, bank, strict=True),
-                    *((k, re.sub(r"[/-]", " ", c)) for k, c in enumerate(categories))]:
+                    *((k, re.sub(r"[/-]", " ", c)) for k, c in enumerate(categories)),
+                    *((OTHER, q) for q in OTHER_QUESTIONS)]:
         for w in content_terms(text):
             out.setdefault(w, set()).add(int(k))
     return {w: frozenset(ks) for w, ks in out.items()}
@@ -134,6 +185,8 @@ def load_topics(path: Path = TOPICS_FILE) -> Topics:
     if not path.is_file():
         raise ConfigError(f"The clause-topic model {path} is missing: restore it from the repository "
                           "or rebuild it with `make fit-topics`.")
+    from workbench.index.embed import embed_texts
+
     z = np.load(path)
     categories = [str(c) for c in z["categories"]]
     bank = [str(q) for q in z["bank"]]
@@ -141,4 +194,5 @@ def load_topics(path: Path = TOPICS_FILE) -> Topics:
                   b=z["b"].astype(np.float32), term_index={str(t): i for i, t in enumerate(z["terms"])},
                   T=z["T"].astype(np.float32), bank_vectors=z["bank_vectors"].astype(np.float32),
                   bank_category=z["bank_category"].astype(np.int64), bank=tuple(bank),
-                  bank_words=bank_lexicon(categories, bank, z["bank_category"].tolist()))
+                  bank_words=bank_lexicon(categories, bank, z["bank_category"].tolist()),
+                  other_vectors=np.asarray(embed_texts(list(OTHER_QUESTIONS)), np.float32) if OTHER_QUESTIONS else None)
