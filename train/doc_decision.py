@@ -305,6 +305,8 @@ def main(argv=None) -> int:
     b.add_argument("--out", required=True)
     b.add_argument("--product", default="", help="a workspace folder: candidates as `ask` gets them (each contract "
                    "rendered to a PDF and ingested there, retrieved chunks and segment search) instead of BM25 + MiniLM")
+    b.add_argument("--question-words", default="on", choices=("on", "off"),
+                   help="off: questions find their kinds by bank similarity alone, no OTHER_QUESTIONS (the mapper before)")
     f = sub.add_parser("fit")
     f.add_argument("--fit", required=True)
     f.add_argument("--report", required=True)
@@ -317,6 +319,11 @@ def main(argv=None) -> int:
     g.add_argument("--min-nae", type=float, default=0.78)
     a = ap.parse_args(argv)
     if a.cmd == "build":
+        if a.question_words == "off":
+            from workbench.judgment import topics
+
+            topics.HEAD_WORDS = topics.BANK_WORDS = 0.0
+            topics.OTHER_QUESTIONS = ()
         build(a.split, a.limit, a.model, Path(a.out), a.question, Path(a.product) if a.product else None)
     elif a.cmd == "grid":
         grid(a.fit, a.report, a.min_nae)
