@@ -119,10 +119,9 @@ def main() -> int:
     else:
         questions = list((QUESTIONS if a.wording == "bench" else PLAIN_QUESTIONS).items())
     if a.question_words == "off":
-        from workbench.judgment import topics
+        from bench.common import question_words_off
 
-        topics.HEAD_WORDS = topics.BANK_WORDS = 0.0
-        topics.OTHER_QUESTIONS = ()
+        question_words_off()
     from bench.common import use_judge
 
     use_judge(a.judge)

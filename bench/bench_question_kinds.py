@@ -41,8 +41,9 @@ def main() -> int:
     from workbench.judgment import topics as T
 
     if a.words_off:
-        T.HEAD_WORDS = T.BANK_WORDS = 0.0
-        T.OTHER_QUESTIONS = ()
+        from bench.common import question_words_off
+
+        question_words_off()
     model = T.load_topics()
     rows = load(a.split)
     vectors = embed_texts([q for q, _ in rows])

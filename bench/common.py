@@ -126,3 +126,12 @@ def use_judge(name: str) -> None:
         engine.SCORES.judge = BlendedJudge(support_weight=0.0)
     else:
         raise ValueError(f"unknown judge {name!r}: one of {', '.join(JUDGES)}")
+
+
+def question_words_off() -> None:
+    """The topic mapper before it read questions' words: bank similarity alone, no
+    OTHER_QUESTIONS (call before the topic model is first loaded), for before/after figures."""
+    from workbench.judgment import topics
+
+    topics.HEAD_WORDS = topics.BANK_WORDS = 0.0
+    topics.OTHER_QUESTIONS = ()

@@ -320,10 +320,9 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "build":
         if a.question_words == "off":
-            from workbench.judgment import topics
+            from bench.common import question_words_off
 
-            topics.HEAD_WORDS = topics.BANK_WORDS = 0.0
-            topics.OTHER_QUESTIONS = ()
+            question_words_off()
         build(a.split, a.limit, a.model, Path(a.out), a.question, Path(a.product) if a.product else None)
     elif a.cmd == "grid":
         grid(a.fit, a.report, a.min_nae)

@@ -111,10 +111,11 @@ class Topics:
         sims = self.bank_vectors @ np.asarray(question_vector, np.float32)
         best = np.full(len(self.categories), -1.0, np.float32)
         np.maximum.at(best, self.bank_category, sims)
-        best += HEAD_WORDS * self._head_words(question) + BANK_WORDS * self._bank_words(question)
+        words = self._bank_words(question)
+        best += HEAD_WORDS * self._head_words(question) + BANK_WORDS * words[:-1]
         if self.other_vectors is not None and len(self.other_vectors):  # "none of the kinds" competes as one more
             other = float((self.other_vectors @ np.asarray(question_vector, np.float32)).max())
-            best = np.append(best, other + BANK_WORDS * self._bank_words(question, other=True))
+            best = np.append(best, other + BANK_WORDS * words[-1])
         top = float(best.max())
         gate = float(np.clip((top - ASKED_FROM) / (ASKED_FULL - ASKED_FROM), 0.0, 1.0))
         if gate == 0.0:
@@ -122,30 +123,29 @@ class Topics:
         w = np.exp((best - top) / TEMPERATURE)
         return (gate * w / w.sum())[:len(self.categories)].astype(np.float32)
 
+    def _rows(self, text: str) -> list[int]:
+        return [self.term_index[t] for t in terms_of(text) if t in self.term_index]
+
     def _head_words(self, text: str) -> np.ndarray:
-        rows = [self.term_index[t] for t in terms_of(text) if t in self.term_index]
+        rows = self._rows(text)
         return np.maximum(self.T[rows].sum(0), 0) if rows else np.zeros(len(self.categories), np.float32)
 
-    def _bank_words(self, text: str, other: bool = False):
-        """Per kind, the IDF-weighted share of the text's content words its bank or name uses
-        (with `other`, the share OTHER_QUESTIONS use, read as one more kind)."""
-        n = len(self.categories) + 1  # the kinds and OTHER_QUESTIONS
+    def _bank_words(self, text: str) -> np.ndarray:
+        """Per kind, then for OTHER_QUESTIONS (last), the IDF-weighted share of the text's content
+        words its bank or name uses."""
+        n = len(self.categories) + 1
         idf = {w: float(np.log(n / max(1, len(self.bank_words.get(w, ()))))) for w in set(content_terms(text))}
-        total = sum(idf.values()) or 1.0
-        if other:
-            return sum(weight for w, weight in idf.items() if OTHER in self.bank_words.get(w, ())) / total
-        out = np.zeros(n - 1, np.float32)
+        out = np.zeros(n, np.float32)
         for w, weight in idf.items():
             for k in self.bank_words.get(w, ()):
-                if k != OTHER:
-                    out[k] += weight
-        return out / total
+                out[k] += weight  # OTHER (-1) is the last
+        return out / (sum(idf.values()) or 1.0)
 
     def kinds(self, span_vectors: np.ndarray, span_texts: list[str]) -> np.ndarray:
         """P(the span is a clause of each kind), at even odds: (spans, kinds)."""
         z = np.asarray(span_vectors, np.float32) @ self.W + self.b
         for i, text in enumerate(span_texts):
-            rows = [self.term_index[t] for t in terms_of(text) if t in self.term_index]
+            rows = self._rows(text)
             if rows:
                 z[i] += self.T[rows].sum(0)
         return 1 / (1 + np.exp(-z))
