@@ -121,7 +121,8 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
         replay[ev.requirement_id] = None if ev.label == "reset" else ev.label
     derived = {k[1]: e.label for k, e in store.current_labels(run_id).items()}
     labels_ok = derived == {k: v for k, v in replay.items() if v is not None}
-    in_flight_landed = in_flight is not None and f"victim#{in_flight}" in by_note
+    # an ack the victim wrote just before the kill, read only after it, makes that write acked, not in flight
+    in_flight_landed = in_flight is not None and in_flight >= len(vr.acks) and f"victim#{in_flight}" in by_note
     lat = sorted(a["ms"] for a in acks)
     report = {
         "url": url.split("?")[0], "writers": writers, "events_per_writer": events, "victim_acked": len(vr.acks),
