@@ -48,7 +48,7 @@ BANK_WORDS = 0.5
 # Questions about a contract that ask about no kind of clause the heads know (payment, breach,
 # disputes, notices, boilerplate): a question closest to one of them asks about no kind, where it
 # used to land on the nearest kind that shares a word ("breach" -> uncapped liability). Written
-# from standard contract headings; they compete in the softmax by similarity alone.
+# from standard contract headings; they compete in the softmax as one more kind, words included.
 OTHER_QUESTIONS: tuple[str, ...] = (
     'How and when must payments be made?',
     'What fees are charged under the agreement?',
