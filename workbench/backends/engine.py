@@ -356,6 +356,14 @@ class Unit:
     whole_words: int = 0  # words in the whole sentence, when trimmed
     score: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    lead: str = ""  # the list's lead-in when the unit is one of its items ("… shall not include information:")
+
+    @property
+    def judged(self) -> str:
+        """What the judge reads: a list item after its lead-in, which says what the item is an
+        item of ("(iii) is lawfully obtained from a third party" is an exception only after
+        "Confidential Information shall not include information that:"). The quote stays the item."""
+        return f"{self.lead} {self.text}" if self.lead else self.text
 
 
 def _clean(text: str, s: int, e: int) -> tuple[int, int]:
@@ -476,6 +484,82 @@ def candidate_units(query: str, document_id: str, sentences: Sequence[tuple[int,
     return out
 
 
+_ITEM_MARK = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]|\d+(?:\.\d+)+\.?|[•·▪◦●■–-])\s+")
+_LEAD_END = re.compile(r"(?::|:?\s*[-\u2013\u2014])\s*$")
+LEAD_MAX_WORDS = 60  # a longer lead-in is cut to its last words, those nearest the list
+LEAD_LOOKBACK = 15  # segments walked back over a list's items to its lead-in
+
+
+def _mark(text: str) -> str | None:
+    m = _ITEM_MARK.match(text)
+    return m.group(0).strip().rstrip(".") if m else None
+
+
+_ROMAN = frozenset(["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii"])
+
+
+def _shape(mark: str) -> str:
+    """The kind of enumerator: "1.1" for "4.2", "(a)" for "(b)", "(r)" for "(iii)", "A." for "B."."""
+    def letters(m: re.Match) -> str:
+        w = m.group(0)
+        kind = "r" if w.lower() in _ROMAN else "a"
+        return kind.upper() if w.isupper() else kind
+
+    return re.sub(r"[A-Za-z]+", letters, re.sub(r"\d+", "1", mark))
+
+
+def _parent(mark: str) -> str | None:
+    """"4.1" of "4.1.2"; None for a mark that is not a dotted number."""
+    return mark.rsplit(".", 1)[0] if re.fullmatch(r"\d+(?:\.\d+)+", mark) else None
+
+
+def lead_in(context: Any, document_id: str, start: int) -> str:
+    """The lead-in of the list whose item begins at `start` ("Each party may disclose the
+    Confidential Information of the other party:"), or "". Walked back over the item's siblings
+    (the same kind of enumerator, under the same parent number) and their continuations to the
+    sentence ending in a colon or dash. Anything else ends the walk with no lead-in: a plain
+    sentence ending in a full stop, another kind of enumerator (a sibling's sub-list, whose
+    lead-in is not this item's), a sibling itself ending in a colon ("4.1 …:" before "4.2"), or
+    a numbered lead-in the item's number does not extend."""
+    item = context.sentences(document_id, start, start + 1)
+    mark = _mark(item[0][2]) if item else None
+    if mark is None:
+        return ""
+    shape, parent = _shape(mark), _parent(mark)
+    sents = [t for t in context.sentences(document_id, max(0, start - 4000), start) if t[1] <= start]
+    for _s0, _e0, t in reversed(sents[-LEAD_LOOKBACK:]):
+        body = t.strip()
+        m = _mark(body)
+        if _LEAD_END.search(body):
+            if m is not None and (_shape(m) == shape or (parent is not None and re.fullmatch(r"[\d.]+", m)
+                                                         and not mark.startswith(m + "."))):
+                return ""
+            return " ".join(body.split()[-LEAD_MAX_WORDS:])
+        if m is None:
+            if body.endswith("."):
+                return ""
+        elif _shape(m) != shape or _parent(m) != parent:
+            return ""
+    return ""
+
+
+_LEADS: OrderedDict[tuple[str, int, int], str] = OrderedDict()  # (document, start, end) -> lead-in
+_LEADS_MAX = 50_000
+
+
+def lead_of(document_id: str | None, start: int | None, end: int | None) -> str:
+    """The lead-in units_for found for that span of the document in this process, or ""."""
+    return _LEADS.get((document_id, start, end), "") if document_id is not None and start is not None else ""
+
+
+def judged_text(document_id: str | None, start: int | None, end: int | None, quote: str) -> str:
+    """What the judge reads for a quote already extracted (Verify, quality review): the quote after
+    its list's lead-in (lead_of), else the quote; so Extract, Verify and the quality review score
+    the same text."""
+    lead = lead_of(document_id, start, end)
+    return f"{lead} {quote}" if lead else quote
+
+
 def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]], *, min_words: int = 10,
               max_words: int = 40, search_k: int = SEARCH_K) -> list[Unit]:
     """Candidate units for `query` over an ExtractContext: the sentences overlapping `ranges`
@@ -496,7 +580,16 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                 if (t[0], t[1]) not in sents and not reference_entry(
                         t[2], heading_at(doc_id, t[0]) if heading_at is not None else None):
                     sents[(t[0], t[1])] = t
-        out += candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
+        units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
+        if hasattr(context, "sentences"):
+            for u in units:
+                u.lead = lead_in(context, doc_id, u.start)
+                if u.lead:
+                    _LEADS[(doc_id, u.start, u.end)] = u.lead
+                    _LEADS.move_to_end((doc_id, u.start, u.end))
+            while len(_LEADS) > _LEADS_MAX:
+                _LEADS.popitem(last=False)
+        out += units
     return out
 
 
@@ -675,12 +768,15 @@ def clause_kind(question: str, quote: str, document_id: str | None = None) -> st
 
 
 def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0,
-                kind: str | None = None) -> QuoteVerdict:
+                kind: str | None = None, lead: str = "") -> QuoteVerdict:
     """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
     states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference).
-    `kind`: the kind of clause the quote is, as the question asks (clause_kind), for the rationale."""
+    `kind`: the kind of clause the quote is, as the question asks (clause_kind), for the rationale;
+    `lead`: the lead-in of the list the quote is an item of, which the relevance read with it."""
     q = " ".join(quote.split())
     part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, cut at a clause boundary)" if trimmed_from else ""
+    if lead:
+        part += f'; read as an item of the list that opens "{_short(lead, 100)}"'
     if kind and relevance >= RELEVANT:
         part = f"; a {kind} clause, the kind the question asks about" + part
     if relevance < RELEVANT:

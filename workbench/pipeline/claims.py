@@ -38,12 +38,14 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
     context = DocsContext(list(docs), retriever)
     units = engine.units_for(claim, context, {}, min_words=min_words, max_words=max_words, search_k=top_k)
     by_id = {d.document.id: d for d in docs}
-    sup = engine.SCORES("support", claim, [u.text for u in units], [u.document_id for u in units])
+    sup = engine.SCORES("support", claim, [u.judged for u in units], [u.document_id for u in units])
 
     def where(i: int) -> str:
         return f"page {by_id[units[i].document_id].span(units[i].start, units[i].end).page}"
 
     verdict = engine.judge_claim(claim, [u.text for u in units], sup, where, threshold=threshold)
+    if verdict.best is not None and units[verdict.best].lead:
+        verdict.reason += f' (an item of the list that opens "{engine._short(units[verdict.best].lead, 100)}")'
     order = sorted(range(len(units)), key=lambda i: -sup[i])
     if verdict.best is not None:  # the deciding passage first
         order.remove(verdict.best)

@@ -1,0 +1,108 @@
+"""A list item is read after its list's lead-in: "iii. is lawfully obtained by the Receiving Party
+from a third party" is an exception to confidentiality only after "Confidential Information shall
+not include information that:". The quote stays the item; the judge reads both."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.backends import engine
+from workbench.config import Settings
+
+
+class Lines:
+    """A context whose segments are the given lines, one after the other."""
+
+    def __init__(self, *lines: str):
+        self.text = "\n".join(lines)
+        self.segs, at = [], 0
+        for line in lines:
+            self.segs.append((at, at + len(line), line))
+            at += len(line) + 1
+
+    def sentences(self, document_id: str, start: int, end: int) -> list[tuple[int, int, str]]:
+        return [t for t in self.segs if t[1] > start and t[0] < end]
+
+    def lead(self, line: str) -> str:
+        return engine.lead_in(self, "d", self.text.index(line))
+
+
+def test_an_item_is_read_after_the_sentence_ending_in_a_colon_over_its_siblings():
+    c = Lines("2.2 Confidential Information shall not include information that:",
+              "i. is or becomes public through no fault of the Receiving Party;",
+              "ii. was known to the Receiving Party before disclosure; or",
+              "iii. is lawfully obtained by the Receiving Party from a third party.")
+    assert c.lead("iii. is lawfully") == "2.2 Confidential Information shall not include information that:"
+    assert c.lead("i. is or becomes") == c.lead("iii. is lawfully")
+
+
+def test_a_sibling_a_sibling_sublist_or_a_plain_paragraph_is_no_lead_in():
+    siblings = Lines("4.1 Each party may disclose the other party's information:",
+                     "4.1.1 with the prior written consent of the other party;",
+                     "4.2 Each party shall keep the information secure.")
+    assert siblings.lead("4.1.1 with") == "4.1 Each party may disclose the other party's information:"
+    assert siblings.lead("4.2 Each party") == ""  # 4.1 is its sibling, not its lead-in
+    other_parent = Lines("This Agreement does not apply to Confidential Information:",
+                         "5.1 which is public;", "5.2 which the Receiving Party already knew.",
+                         "6.1 No licence is granted to either party.")
+    assert other_parent.lead("5.2 which") == "This Agreement does not apply to Confidential Information:"
+    assert other_parent.lead("6.1 No licence") == ""  # clause 6 is not in clause 5's list
+    sublist = Lines("The Receiving Party shall:", "(a) keep the information secret, and:",
+                    "(i) store it securely;", "(b) return it on request.")
+    assert sublist.lead("(i) store") == "(a) keep the information secret, and:"
+    assert sublist.lead("(b) return") == ""  # (i) belongs to (a)'s list: the walk stops there
+    paragraph = Lines("The parties met on Monday:", "They agreed on the terms.", "(a) The price is fixed.")
+    assert paragraph.lead("(a) The price") == ""
+    assert Lines("Either party may terminate:", "this Agreement at will.").lead("this Agreement") == ""
+
+
+NDA_20_CLAIM = "Receiving Party may acquire information similar to Confidential Information from a third party."
+ITEM = "iii. is lawfully obtained by the Receiving Party from a third party"
+
+
+@pytest.fixture(scope="module")
+def nda_20(tmp_path_factory):
+    """ContractNLI dev NDA 20 (CC BY 4.0), rendered to a PDF one paragraph per line."""
+    import pymupdf
+
+    from tests.conftest import CORPUS
+    from workbench.service import Workbench
+
+    src = CORPUS / "contract-nli" / "dev.json"
+    if not src.is_file():
+        pytest.skip(f"shared corpus not found at {src}")
+    [doc] = [d for d in json.loads(src.read_text())["documents"] if d["id"] == 20]
+    tmp = tmp_path_factory.mktemp("nda20")
+    html = "".join(f"<p>{p.replace('&', '&amp;').replace('<', '&lt;')}</p>" for p in doc["text"].split("\n") if p.strip())
+    story, writer, more = pymupdf.Story(html=html), pymupdf.DocumentWriter(str(tmp / "nda20.pdf")), True
+    while more:
+        dev = writer.begin_page(pymupdf.paper_rect("letter"))
+        more, _ = story.place(pymupdf.Rect(72, 72, 540, 720))
+        story.draw(dev)
+        writer.end_page()
+    writer.close()
+    wb = Workbench(Settings(data_dir=tmp / "ws"))
+    return wb, wb.ingest(str(tmp / "nda20.pdf"), source_type="contract").id
+
+
+def _evidence(wb, doc_id) -> list[str]:
+    engine.SCORES._d.clear()  # scores are cached by text: read again with (or without) lead-ins
+    [check] = wb.check_claims([NDA_20_CLAIM], [doc_id])
+    return [" ".join(e.text.split()) for e in check.evidence]
+
+
+def test_verify_finds_the_exception_a_list_item_states_only_with_its_lead_in(nda_20, monkeypatch):
+    wb, doc_id = nda_20
+    assert any(e.startswith(ITEM) for e in _evidence(wb, doc_id))  # quoted as the item, enumerator first
+    monkeypatch.setattr(engine, "lead_in", lambda *_a: "")
+    assert not any(e.startswith(ITEM) for e in _evidence(wb, doc_id))  # read alone, it ranks below five others
+
+
+def test_a_verified_list_item_says_which_list_it_was_read_in():
+    v = engine.judge_quote("What information is not confidential?", "iii. is lawfully obtained by the Receiving "
+                           "Party from a third party; or", 0.8,
+                           lead="2.2 Confidential Information shall not include information that:")
+    assert v.verified
+    assert 'read as an item of the list that opens "2.2 Confidential Information shall not include' in v.rationale
