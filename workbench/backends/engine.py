@@ -776,7 +776,7 @@ def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: in
     q = " ".join(quote.split())
     part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, cut at a clause boundary)" if trimmed_from else ""
     if lead:
-        part += f'; read as an item of the list that opens "{_short(lead, 100)}"'
+        part += f'; read as an item of the list introduced by "{lead_tail(lead)}"'
     if kind and relevance >= RELEVANT:
         part = f"; a {kind} clause, the kind the question asks about" + part
     if relevance < RELEVANT:
@@ -793,6 +793,10 @@ def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: in
     d = dangling_reference(q)
     if d:
         return QuoteVerdict(False, "incomplete_quote", f"Not self-contained: '{d}' refers to text outside the quote.",
+                            relevance * 0.6)
+    if q.rstrip().endswith((":", ":-")):
+        return QuoteVerdict(False, "incomplete_quote", "Not self-contained: it introduces a list it does not quote "
+                            "(it ends with a colon); the list's items are quoted on their own, read after it.",
                             relevance * 0.6)
     return QuoteVerdict(True, None, f"Answers the question (relevance {relevance:.2f}); states it without hedging; "
                         f"self-contained{part}.", relevance)
@@ -847,6 +851,12 @@ def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
 
 def _where(i: int, where: Callable[[int], str] | None) -> str:
     return where(i) if where is not None else "the passage"
+
+
+def lead_tail(lead: str, n: int = 100) -> str:
+    """A lead-in as a rationale shows it: its end, the words nearest the list."""
+    t = " ".join(lead.split())
+    return t if len(t) <= n else "…" + t[len(t) - n + 1:].lstrip()
 
 
 def _short(text: str, n: int = 160) -> str:

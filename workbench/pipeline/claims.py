@@ -45,7 +45,7 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
 
     verdict = engine.judge_claim(claim, [u.text for u in units], sup, where, threshold=threshold)
     if verdict.best is not None and units[verdict.best].lead:
-        verdict.reason += f' (an item of the list that opens "{engine._short(units[verdict.best].lead, 100)}")'
+        verdict.reason += f' (an item of the list introduced by "{engine.lead_tail(units[verdict.best].lead)}")'
     order = sorted(range(len(units)), key=lambda i: -sup[i])
     if verdict.best is not None:  # the deciding passage first
         order.remove(verdict.best)
