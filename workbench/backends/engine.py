@@ -794,10 +794,6 @@ def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: in
     if d:
         return QuoteVerdict(False, "incomplete_quote", f"Not self-contained: '{d}' refers to text outside the quote.",
                             relevance * 0.6)
-    if q.rstrip().endswith((":", ":-")):
-        return QuoteVerdict(False, "incomplete_quote", "Not self-contained: it introduces a list it does not quote "
-                            "(it ends with a colon); the list's items are quoted on their own, read after it.",
-                            relevance * 0.6)
     return QuoteVerdict(True, None, f"Answers the question (relevance {relevance:.2f}); states it without hedging; "
                         f"self-contained{part}.", relevance)
 
