@@ -545,11 +545,15 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
 
 _LEADS: OrderedDict[tuple[str, int, int], str] = OrderedDict()  # (document, start, end) -> lead-in
 _LEADS_MAX = 50_000
+_LEADS_LOCK = threading.Lock()  # runs in background jobs build units at once
 
 
 def lead_of(document_id: str | None, start: int | None, end: int | None) -> str:
     """The lead-in units_for found for that span of the document in this process, or ""."""
-    return _LEADS.get((document_id, start, end), "") if document_id is not None and start is not None else ""
+    if document_id is None or start is None:
+        return ""
+    with _LEADS_LOCK:
+        return _LEADS.get((document_id, start, end), "")
 
 
 def judged_text(document_id: str | None, start: int | None, end: int | None, quote: str) -> str:
@@ -581,9 +585,10 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                         t[2], heading_at(doc_id, t[0]) if heading_at is not None else None):
                     sents[(t[0], t[1])] = t
         units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
-        if hasattr(context, "sentences"):
+        for u in units:
+            u.lead = lead_in(context, doc_id, u.start)
+        with _LEADS_LOCK:
             for u in units:
-                u.lead = lead_in(context, doc_id, u.start)
                 if u.lead:
                     _LEADS[(doc_id, u.start, u.end)] = u.lead
                     _LEADS.move_to_end((doc_id, u.start, u.end))
