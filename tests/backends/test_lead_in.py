@@ -64,9 +64,8 @@ ITEM = "iii. is lawfully obtained by the Receiving Party from a third party"
 
 @pytest.fixture(scope="module")
 def nda_20(tmp_path_factory):
-    """ContractNLI dev NDA 20 (CC BY 4.0), rendered to a PDF one paragraph per line."""
-    import pymupdf
-
+    """ContractNLI dev NDA 20 (CC BY 4.0), rendered to a PDF one paragraph per line (as the bench does)."""
+    from bench.common import render_text_pdf
     from tests.conftest import CORPUS
     from workbench.service import Workbench
 
@@ -75,14 +74,7 @@ def nda_20(tmp_path_factory):
         pytest.skip(f"shared corpus not found at {src}")
     [doc] = [d for d in json.loads(src.read_text())["documents"] if d["id"] == 20]
     tmp = tmp_path_factory.mktemp("nda20")
-    html = "".join(f"<p>{p.replace('&', '&amp;').replace('<', '&lt;')}</p>" for p in doc["text"].split("\n") if p.strip())
-    story, writer, more = pymupdf.Story(html=html), pymupdf.DocumentWriter(str(tmp / "nda20.pdf")), True
-    while more:
-        dev = writer.begin_page(pymupdf.paper_rect("letter"))
-        more, _ = story.place(pymupdf.Rect(72, 72, 540, 720))
-        story.draw(dev)
-        writer.end_page()
-    writer.close()
+    render_text_pdf(doc["text"], tmp / "nda20.pdf")
     wb = Workbench(Settings(data_dir=tmp / "ws"))
     return wb, wb.ingest(str(tmp / "nda20.pdf"), source_type="contract").id
 

@@ -548,20 +548,22 @@ _LEADS_MAX = 50_000
 _LEADS_LOCK = threading.Lock()  # runs in background jobs build units at once
 
 
-def lead_of(document_id: str | None, start: int | None, end: int | None) -> str:
-    """The lead-in units_for found for that span of the document in this process, or ""."""
-    if document_id is None or start is None:
+def lead_of(evidence: Any) -> str:
+    """The lead-in units_for found for an extracted quote's span (an Evidence: document_id, span)
+    in this process, or ""."""
+    span = getattr(evidence, "span", None)
+    if span is None:
         return ""
     with _LEADS_LOCK:
-        return _LEADS.get((document_id, start, end), "")
+        return _LEADS.get((evidence.document_id, span.start, span.end), "")
 
 
-def judged_text(document_id: str | None, start: int | None, end: int | None, quote: str) -> str:
+def judged_text(evidence: Any) -> str:
     """What the judge reads for a quote already extracted (Verify, quality review): the quote after
     its list's lead-in (lead_of), else the quote; so Extract, Verify and the quality review score
     the same text."""
-    lead = lead_of(document_id, start, end)
-    return f"{lead} {quote}" if lead else quote
+    lead = lead_of(evidence)
+    return f"{lead} {evidence.exact_quote}" if lead else evidence.exact_quote
 
 
 def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]], *, min_words: int = 10,

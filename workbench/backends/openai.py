@@ -560,9 +560,7 @@ class OpenAIBackend:
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
         q = engine.judge_quote(question, ev.exact_quote,
-                               float(engine.SCORES("relevance", question, [engine.judged_text(
-                                   ev.document_id, ev.span.start if ev.span else None, ev.span.end if ev.span else None,
-                                   ev.exact_quote)], [ev.document_id])[0]))
+                               float(engine.SCORES("relevance", question, [engine.judged_text(ev)], [ev.document_id])[0]))
         return self._combine(ev.requirement_id, llm, q), None
 
     def _verify_schema(self, scale: float = 1.0) -> dict[str, Any]:

@@ -380,13 +380,13 @@ class RulesBackend:
         if len(self._relevance) > 50_000 or len(self._trimmed) > 50_000:  # bounded: one backend serves many runs
             self._relevance.clear()
             self._trimmed.clear()
-        rel = engine.SCORES("relevance", question, [_judged(e) for e in evidence], [e.document_id for e in evidence])
+        rel = engine.SCORES("relevance", question, [engine.judged_text(e) for e in evidence], [e.document_id for e in evidence])
         out = []
         for e, r in zip(evidence, rel, strict=True):
             whole = self._trimmed.get((e.document_id, e.span.start, e.span.end), 0) if e.span else 0
             kind = engine.clause_kind(question, e.exact_quote, e.document_id) if r >= engine.RELEVANT else None
-            lead = engine.lead_of(e.document_id, e.span.start, e.span.end) if e.span else ""
-            v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole, kind=kind, lead=lead)
+            v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole, kind=kind,
+                                   lead=engine.lead_of(e))
             self._relevance[e.requirement_id] = float(r)
             reason = v.reason if v.reason in _REASONS else (None if v.verified else "does_not_address_question")
             out.append(Verification(requirement_id=e.requirement_id, verified=v.verified, rejection_reason=reason,
@@ -437,8 +437,3 @@ class RulesBackend:
 
     def usage(self) -> dict[str, StageUsage]:
         return dict(self._usage)
-
-
-def _judged(e: Evidence) -> str:
-    return engine.judged_text(e.document_id, e.span.start if e.span else None, e.span.end if e.span else None,
-                              e.exact_quote)

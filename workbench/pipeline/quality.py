@@ -74,9 +74,8 @@ def answer_relevance(question: str, sentences: list[SentenceSupport], verified: 
     ids = list(dict.fromkeys(c for s in sentences for c in s.citations if c in by_id))
     if not ids:
         return sentences, None
-    texts = [engine.judged_text(by_id[i].document_id, by_id[i].span.start if by_id[i].span else None,
-                                by_id[i].span.end if by_id[i].span else None, by_id[i].exact_quote) for i in ids]
-    scores = engine.SCORES("relevance", question, texts, [by_id[i].document_id for i in ids])
+    scores = engine.SCORES("relevance", question, [engine.judged_text(by_id[i]) for i in ids],
+                           [by_id[i].document_id for i in ids])
     rel = dict(zip(ids, (float(x) for x in scores), strict=True))
     out = [s.model_copy(update={"answers": round(max(rel[c] for c in s.citations if c in rel), 4)})
            if any(c in rel for c in s.citations) else s for s in sentences]
