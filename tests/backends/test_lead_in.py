@@ -5,6 +5,7 @@ not include information that:". The quote stays the item; the judge reads both."
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -98,3 +99,26 @@ def test_a_verified_list_item_says_which_list_it_was_read_in():
                            lead="2.2 Confidential Information shall not include information that:")
     assert v.verified
     assert 'read as an item of the list introduced by "2.2 Confidential Information shall not include' in v.rationale
+
+
+def test_verify_reads_the_lead_in_of_an_item_another_process_extracted(nda_20):
+    """Extract and Verify may run in different processes (a resumed job, a second worker): Verify
+    finds the lead-in from the document itself, not from what Extract happened to remember."""
+    from workbench.backends import get_backend
+    from workbench.models import Candidate, Run
+    from workbench.pipeline.anchor import anchor
+    from workbench.pipeline.ids import MemoryIds
+    from workbench.pipeline.run import _verify
+
+    wb, doc_id = nda_20
+    parsed = wb.parsed(doc_id)
+    m = re.search(r"\s+".join(map(re.escape, ITEM.split())) + ";", parsed.text)  # lines wrap in the PDF
+    cand = Candidate(exact_quote=m.group(0), chunk_id="c", document_id=doc_id, start=m.start(), end=m.end())
+    [ev], _ = anchor([cand], {doc_id: parsed}, MemoryIds())
+    engine._LEADS.clear()  # nothing remembered from an Extract in this process
+    engine.SCORES._d.clear()
+    question = "What information is not confidential?"
+    [v] = _verify(question, [ev], {doc_id: parsed}, get_backend("rules", Settings()),
+                  Run(run_id="r", question=question, document_ids=[doc_id], backend="rules"))
+    assert 'read as an item of the list introduced by "' in v.verification_rationale
+    assert engine.lead_of(ev).endswith("shall not include information that:")

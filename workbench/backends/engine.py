@@ -549,13 +549,40 @@ _LEADS_LOCK = threading.Lock()  # runs in background jobs build units at once
 
 
 def lead_of(evidence: Any) -> str:
-    """The lead-in units_for found for an extracted quote's span (an Evidence: document_id, span)
-    in this process, or ""."""
+    """The lead-in units_for or remember_leads found for an extracted quote's span (an Evidence:
+    document_id, span), or ""."""
     span = getattr(evidence, "span", None)
     if span is None:
         return ""
     with _LEADS_LOCK:
         return _LEADS.get((evidence.document_id, span.start, span.end), "")
+
+
+def remember_leads(context: Any, evidence: Sequence[Any]) -> None:
+    """Find the lead-ins of extracted quotes the registry does not hold (a run verified in another
+    process than the one that extracted it, a reviewer's added span), from the documents
+    themselves, so that Verify reads them as Extract did."""
+    found: dict[tuple[str, int, int], str] = {}
+    for e in evidence:
+        span = getattr(e, "span", None)
+        if span is None:
+            continue
+        key = (e.document_id, span.start, span.end)
+        with _LEADS_LOCK:
+            if key in _LEADS:
+                continue
+        if lead := lead_in(context, e.document_id, span.start):
+            found[key] = lead
+    _remember(found)
+
+
+def _remember(leads: dict[tuple[str, int, int], str]) -> None:
+    with _LEADS_LOCK:
+        for key, lead in leads.items():
+            _LEADS[key] = lead
+            _LEADS.move_to_end(key)
+        while len(_LEADS) > _LEADS_MAX:
+            _LEADS.popitem(last=False)
 
 
 def judged_text(evidence: Any) -> str:
@@ -589,13 +616,7 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
         units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
         for u in units:
             u.lead = lead_in(context, doc_id, u.start)
-        with _LEADS_LOCK:
-            for u in units:
-                if u.lead:
-                    _LEADS[(doc_id, u.start, u.end)] = u.lead
-                    _LEADS.move_to_end((doc_id, u.start, u.end))
-            while len(_LEADS) > _LEADS_MAX:
-                _LEADS.popitem(last=False)
+        _remember({(doc_id, u.start, u.end): u.lead for u in units if u.lead})
         out += units
     return out
 

@@ -90,6 +90,9 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, ParsedDoc],
             verdicts[e.requirement_id] = Verification(
                 requirement_id=e.requirement_id, verified=False, rejection_reason="hash_mismatch", verifier="pipeline",
                 verification_rationale="The document's text at the span no longer matches the quote and its SHA-256.")
+    from workbench.backends import engine
+
+    engine.remember_leads(DocsContext(list(docs.values())), intact)  # a list item is judged after its lead-in
     got: dict[str, Verification] = {}
     for i in range(0, len(intact), VERIFY_BATCH):
         batch = intact[i:i + VERIFY_BATCH]
