@@ -150,6 +150,34 @@ def test_three_column_page_reads_column_by_column(corpus: Path):
     assert reads_back(pdf, quote, span.rects)
 
 
+def test_columns_a_pdf_draws_row_by_row_are_read_column_by_column(corpus: Path):
+    """The IRS instructions draw each three-column page row by row: the text layer's blocks hold
+    one line of each column in turn. Read as given, "If you c. Your income is exempt from U.S.
+    earlier for the tax year, …" was quoted, verified and cited."""
+    pdf = corpus / "pdfs/regulatory/i1040nr_IRS-instructions.pdf"
+    doc = open_pdf(pdf)
+    quote = ("Form 1040NR-EZ. You may be able to use Form 1040NR-EZ if your only income from U.S. sources is "
+             "wages, salaries, tips, taxable refunds of state and local income taxes, and scholarship or "
+             "fellowship grants.")
+    span = doc.locate(quote)
+    assert span is not None and span.pages == [2]
+    assert all(r[3] < 215 for r in span.rects)  # all in the left column
+    assert reads_back(pdf, quote, span.rects)
+    # a column's sentence is one run of the text, not three columns' lines in turn
+    assert "Form 1040NR-EZ. You may be able\nto use Form 1040NR-EZ if your only\nincome" in doc.text
+
+
+def test_a_contents_page_and_a_signature_block_keep_their_rows(corpus: Path):
+    """Side by side but not running text: a contents line's title and page number, the two
+    parties' signature lines. Their rows are read as rows."""
+    pdf = corpus / "pdfs/contract/CUAD_CERES-Collaboration-Agreement.pdf"
+    doc = open_pdf(pdf)
+    contents = doc.text[doc.pages[1].start:doc.pages[1].end]
+    assert "1. RESEARCH PROJECTS\n3\n2. MANAGEMENT COMMITTEE\n7\n" in contents
+    signatures = doc.text[doc.pages[28].start:doc.pages[28].end]
+    assert "By: /s/ MERVYN HUMPHREYS\nBy:\n/s/ RICHARD FLAVELL\nName: Professor Mervyn Humphreys" in signatures
+
+
 def test_two_column_paper_with_ligatures_and_split_diaeresis(corpus: Path):
     pdf = corpus / "pdfs/science/tracemonkey_PLDI09.pdf"
     doc = open_pdf(pdf)

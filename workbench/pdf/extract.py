@@ -5,6 +5,7 @@ same words a reader of the page gets back (ligatures kept, no dehyphenation)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pymupdf
 
 WORD_FLAGS = pymupdf.TEXTFLAGS_WORDS
@@ -31,12 +32,111 @@ def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
             else:
                 ln.append(w)
     ordered = [list(lines.values()) for lines in blocks.values()]
-    return order_blocks(ordered, page.rect.width)
+    return order_blocks(split_straddling(ordered, page.rect.width), page.rect.width)
 
 
 def _bbox(block: list[list[RawWord]]) -> tuple[float, float, float, float]:
     ws = [w for line in block for w in line]
     return min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws)
+
+
+def _line_box(line: list[RawWord]) -> tuple[float, float, float, float]:
+    return min(w[0] for w in line), min(w[1] for w in line), max(w[2] for w in line), max(w[3] for w in line)
+
+
+GUTTER_MIN_WIDTH = 8.0  # points: narrower white space is a word gap or a table's cell padding
+GUTTER_MIN_LINES = 6  # lines on each side of a gutter, and at least SIDE_SHARE of the page's lines
+SIDE_SHARE = 0.15
+
+
+def gutters(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float]]:
+    """Vertical strips of white space that run down the page between columns of text: x ranges
+    no line crosses (2 % may: a title over the columns), with many lines on either side."""
+    if len(boxes) < 2 * GUTTER_MIN_LINES:
+        return []
+    lo, hi = int(min(b[0] for b in boxes)), int(max(b[2] for b in boxes)) + 1
+    steps = np.zeros(hi - lo + 2, dtype=np.int32)  # +1 where a line starts, -1 after it ends
+    np.add.at(steps, [int(b[0]) - lo for b in boxes], 1)
+    np.add.at(steps, [min(hi, int(b[2])) - lo + 1 for b in boxes], -1)
+    cover = np.cumsum(steps)[:-1].tolist()
+    allowed = max(1, int(0.02 * len(boxes)))
+    need = max(GUTTER_MIN_LINES, SIDE_SHARE * len(boxes))
+    out: list[tuple[float, float]] = []
+    x = 0
+    while x < len(cover):
+        if cover[x] > allowed:
+            x += 1
+            continue
+        start = x
+        while x < len(cover) and cover[x] <= allowed:
+            x += 1
+        a, b = lo + start, lo + x - 1
+        if b - a >= GUTTER_MIN_WIDTH and sum(bx[2] <= a + 1 for bx in boxes) >= need \
+                and sum(bx[0] >= b - 1 for bx in boxes) >= need:
+            out.append((float(a), float(b)))
+    return out
+
+
+PROSE_WIDTH = 0.2  # of the page: a column of running text, not a table's or a contents page's numbers
+PROSE_WORDS = 4  # median words a line
+
+
+def split_straddling(blocks: list[list[list[RawWord]]], page_width: float) -> list[list[list[RawWord]]]:
+    """Blocks whose lines sit side by side in two or more columns, re-blocked column by column.
+
+    Some PDFs (IRS instructions) draw a three-column page row by row, and the text layer's
+    blocks then hold one line of each column in turn: read as they are, sentences of different
+    columns interleave. The lines of such blocks are given to the column between the page's
+    gutters that holds them and regrouped there into paragraphs by vertical spacing. Only
+    columns of running text count (lines of some width and words): a contents page's titles
+    and page numbers, or the two sides of a signature block, keep their row order. Blocks
+    within one column are left as they are."""
+    boxes = [[_line_box(ln) for ln in b] for b in blocks]
+    cuts = [(a + b) / 2 for a, b in gutters([bx for bs in boxes for bx in bs])]
+    if not cuts:
+        return blocks
+
+    def column(box: tuple[float, float, float, float]) -> int | None:
+        x0, _, x1, _ = box
+        if any(x0 < c < x1 for c in cuts):
+            return None  # crosses a gutter: a title over the columns
+        return sum(c <= x0 for c in cuts)
+
+    out: list[list[list[RawWord]]] = []
+    loose: dict[int | None, list[tuple[tuple[float, float, float, float], list[RawWord]]]] = {}
+    def prose(lines: list[tuple[tuple[float, float, float, float], list[RawWord]]]) -> bool:
+        widths = sorted(bx[2] - bx[0] for bx, _ln in lines)
+        words = sorted(len(ln) for _bx, ln in lines)
+        return widths[len(widths) // 2] >= PROSE_WIDTH * page_width and words[len(words) // 2] >= PROSE_WORDS
+
+    for b, bs in zip(blocks, boxes, strict=True):
+        cols: dict[int | None, list] = {}
+        for ln, bx in zip(b, bs, strict=True):
+            cols.setdefault(column(bx), []).append((bx, ln))
+        if sum(prose(v) for k, v in cols.items() if k is not None) < 2:
+            out.append(b)
+            continue
+        for ln, bx in zip(b, bs, strict=True):
+            loose.setdefault(column(bx), []).append((bx, ln))
+    if not loose:
+        return blocks
+    for col, lines in loose.items():
+        lines.sort(key=lambda t: (t[0][1], t[0][0]))
+        if col is None:  # each line over the columns a block of its own
+            out += [[ln] for _bx, ln in lines]
+            continue
+        heights = sorted(bx[3] - bx[1] for bx, _ln in lines)
+        gap = 0.25 * heights[len(heights) // 2]
+        cur: list[list[RawWord]] = []
+        bottom = None
+        for bx, ln in lines:
+            if cur and bx[1] - bottom > gap:
+                out.append(cur)
+                cur = []
+            cur.append(ln)
+            bottom = bx[3] if not cur[:-1] else max(bottom, bx[3])
+        out.append(cur)
+    return out
 
 
 def order_blocks(blocks: list[list[list[RawWord]]], page_width: float) -> list[list[list[RawWord]]]:
