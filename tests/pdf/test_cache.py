@@ -85,3 +85,18 @@ def test_memory_holds_at_most_max_docs(pdfs, tmp_path):
     cache.get(b)
     cache.get(c)  # evicts a, the least recently used
     assert cache.get(a) is not first and cache.get(a).text == first.text  # back from disk
+
+
+def test_a_cached_document_keeps_the_section_headings_of_the_pdf_outline(corpus, tmp_path):
+    """The outline is read from the PDF's bytes, which the cache drops: read before, or every
+    quote under "4.1.4.1 Mandatory Items on the Front of the PIV Card" was placed under its
+    parent "4.1.4 Visual Card Topography" once the document came from the workspace."""
+    raw = (corpus / "pdfs/regulatory/NIST.FIPS.201-2.pdf").read_bytes()
+    doc_id = hashlib.sha256(raw).hexdigest()
+    fresh = open_pdf(raw)
+    at = fresh.text.index("The photograph shall be placed in the upper left")
+    assert fresh.heading_at(at) == "4.1.4.1 Mandatory Items on the Front of the PIV Card"
+    ParsedCache(tmp_path, lambda _d: open_pdf(raw)).get(doc_id)
+    cached = ParsedCache(tmp_path, lambda _d: pytest.fail("parsed again")).get(doc_id)
+    assert cached.heading_at(at) == fresh.heading_at(at)
+    assert cached.page_labels == fresh.page_labels

@@ -52,7 +52,11 @@ class ParsedCache:
 
     def put(self, parsed: ParsedDocument) -> None:
         """Keep a freshly parsed document, in memory and on disk (atomically: a reader never
-        sees half a file). Its PDF bytes are dropped from memory too: the store has them."""
+        sees half a file). Its PDF bytes are dropped from memory too: the store has them. What
+        is read from the bytes beside the text (the outline's section headings, the page labels)
+        is read first, so a cached document says what a fresh parse says."""
+        parsed.segments()
+        _ = parsed.page_labels
         parsed.pdf_bytes = None
         self._remember(parsed)
         path = self.path(parsed.document.id)
