@@ -367,6 +367,21 @@ def test_bibliography_entries_are_not_candidate_evidence():
     assert engine.units_for("Who should be treated?", Context(), {"d": [(0, 120)]}) == []
 
 
+def test_a_heading_or_a_contents_line_is_never_evidence():
+    """They find the way and state nothing: NIST FIPS 201-2 answered "What must a PIV card display
+    on its front?" with "4.1.4.3 Optional Items on the Front of the PIV Card" and a contents line."""
+    heading = "4.1.4.3 Optional Items on the Front of the PIV Card"
+    assert engine.navigation_line(heading, heading)
+    assert engine.navigation_line("2.4\nBiometric Data Collection for PIV Card", "2.4 Biometric Data Collection for PIV Card")
+    assert engine.navigation_line("PIV Front-End Subsystem", "4. PIV Front-End Subsystem")  # its number on a line above
+    assert engine.navigation_line("6\n2.4\nBiometric Data Collection for PIV Card ...................... 7")
+    for stated, under in [("3.1.12 Monitor and control remote access sessions.", "3.1.12 Monitor and control remote "
+                           "access sessions."),  # a requirement that is its own run-in heading
+                          ("The photograph shall be placed in the upper left corner", heading),
+                          ("Optional Items on the Front of the PIV Card may include an agency seal", heading)]:
+        assert not engine.navigation_line(stated, under)
+
+
 def test_the_lexical_judge_embeds_a_unit_once_however_many_claims_ask_about_it():
     import numpy as np
 

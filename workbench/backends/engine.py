@@ -610,8 +610,9 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
         heading_at = getattr(context, "heading_at", None)
         for a, b in spans:
             for t in context.sentences(doc_id, a, b):
-                if (t[0], t[1]) not in sents and not reference_entry(
-                        t[2], heading_at(doc_id, t[0]) if heading_at is not None else None):
+                heading = heading_at(doc_id, t[0]) if heading_at is not None else None
+                if (t[0], t[1]) not in sents and not reference_entry(t[2], heading) \
+                        and not navigation_line(t[2], heading):
                     sents[(t[0], t[1])] = t
         units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
         for u in units:
@@ -631,6 +632,28 @@ def reference_entry(text: str, heading: str | None = None) -> bool:
     """Whether a sentence is a bibliography entry (it names a source, it states nothing the
     document asserts): under a References / Bibliography section, or numbered "Author AB, Author C, …"."""
     return bool(heading and _REFERENCES.match(" ".join(heading.split()))) or bool(_BIB_ENTRY.match(text))
+
+
+_LEADERS = re.compile(r"(?:\.\s?){5,}|…{2,}")  # "Biometric Data Collection ........ 6"
+_NUMBERING = re.compile(r"^\W*(?:(?:section|article|chapter|part|appendix|annex)\s+)?[\divxlcIVXLC]+(?:\.[\d]+)*\.?\s+",
+                        re.I)
+_STATEMENT_END = re.compile(r"[.;:!?][\"')\u201d\u2019]*$")
+
+
+def navigation_line(text: str, heading: str | None = None) -> bool:
+    """Whether a segment only finds the way, stating nothing: a contents line (dot leaders to a
+    page number) or the section heading itself ("4.1.4.3 Optional Items on the Front of the PIV
+    Card" under that heading). A numbered line ending like a sentence ("3.1.12 Monitor and
+    control remote access sessions.") states a requirement and is kept."""
+    t = " ".join(text.split())
+    if _LEADERS.search(t):
+        return True
+    if not heading or _STATEMENT_END.search(t):
+        return False
+    from workbench.pdf.normalize import key
+
+    bare = key(_NUMBERING.sub("", t))
+    return bool(bare) and bare == key(_NUMBERING.sub("", " ".join(heading.split())))
 
 
 # --- gates ------------------------------------------------------------------------------------
