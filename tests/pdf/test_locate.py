@@ -165,6 +165,12 @@ def test_columns_a_pdf_draws_row_by_row_are_read_column_by_column(corpus: Path):
     assert reads_back(pdf, quote, span.rects)
     # a column's sentence is one run of the text, not three columns' lines in turn
     assert "Form 1040NR-EZ. You may be able\nto use Form 1040NR-EZ if your only\nincome" in doc.text
+    # the middle column runs on into the right one, though the page's footer sits under both
+    across = ("Generally, you are treated as present in the United States on any day that you are physically "
+              "present in the country at any time during the day.")
+    span = doc.locate(across)
+    assert span is not None and key(span.text) == key(across)
+    assert span.rects[0][2] > 700 and span.rects[-1][2] < 40 and span.rects[-1][1] > 400  # (page, x0, y0, x1, y1)
 
 
 def test_a_contents_page_and_a_signature_block_keep_their_rows(corpus: Path):

@@ -5,6 +5,8 @@ same words a reader of the page gets back (ligatures kept, no dehyphenation)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pymupdf
 
@@ -31,8 +33,8 @@ def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
                 b[w[6]] = [w]
             else:
                 ln.append(w)
-    ordered = [list(lines.values()) for lines in blocks.values()]
-    return order_blocks(split_straddling(ordered, page.rect.width), page.rect.width)
+    ordered, cuts = split_straddling([list(lines.values()) for lines in blocks.values()], page.rect.width)
+    return order_blocks(ordered, page.rect.width, cuts)
 
 
 def _bbox(block: list[list[RawWord]]) -> tuple[float, float, float, float]:
@@ -81,7 +83,8 @@ PROSE_WIDTH = 0.2  # of the page: a column of running text, not a table's or a c
 PROSE_WORDS = 4  # median words a line
 
 
-def split_straddling(blocks: list[list[list[RawWord]]], page_width: float) -> list[list[list[RawWord]]]:
+def split_straddling(blocks: list[list[list[RawWord]]], page_width: float
+                     ) -> tuple[list[list[list[RawWord]]], list[float]]:
     """Blocks whose lines sit side by side in two or more columns, re-blocked column by column.
 
     Some PDFs (IRS instructions) draw a three-column page row by row, and the text layer's
@@ -90,11 +93,12 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float) -> li
     gutters that holds them and regrouped there into paragraphs by vertical spacing. Only
     columns of running text count (lines of some width and words): a contents page's titles
     and page numbers, or the two sides of a signature block, keep their row order. Blocks
-    within one column are left as they are."""
+    within one column are left as they are. Also returned: the x positions of the gutters
+    between those columns ([] when nothing was split), for order_blocks."""
     boxes = [[_line_box(ln) for ln in b] for b in blocks]
     cuts = [(a + b) / 2 for a, b in gutters([bx for bs in boxes for bx in bs])]
     if not cuts:
-        return blocks
+        return blocks, []
 
     def column(box: tuple[float, float, float, float]) -> int | None:
         x0, _, x1, _ = box
@@ -119,7 +123,7 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float) -> li
         for ln, bx in zip(b, bs, strict=True):
             loose.setdefault(column(bx), []).append((bx, ln))
     if not loose:
-        return blocks
+        return blocks, []
     for col, lines in loose.items():
         lines.sort(key=lambda t: (t[0][1], t[0][0]))
         if col is None:  # each line over the columns a block of its own
@@ -136,15 +140,19 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float) -> li
             cur.append(ln)
             bottom = bx[3] if not cur[:-1] else max(bottom, bx[3])
         out.append(cur)
-    return out
+    return out, cuts
 
 
-def order_blocks(blocks: list[list[list[RawWord]]], page_width: float) -> list[list[list[RawWord]]]:
+def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Sequence[float] = ()
+                 ) -> list[list[list[RawWord]]]:
     """Reading order that keeps multi-column pages sane.
 
     Blocks wider than half the page (titles, running headers, single-column paragraphs) are
-    bands; between two bands, narrower blocks are grouped into columns (connected by horizontal
-    overlap) and read column by column, left to right, each top to bottom."""
+    bands, and so are blocks across one of `cuts` (the gutters split_straddling found between
+    columns of running text: a footer under two of three columns would otherwise join them
+    into one); between two bands, narrower blocks are grouped
+    into columns (connected by horizontal overlap) and read column by column, left to right,
+    each top to bottom."""
     if len(blocks) < 2:
         return blocks
     boxes = [_bbox(b) for b in blocks]
@@ -191,7 +199,7 @@ def order_blocks(blocks: list[list[list[RawWord]]], page_width: float) -> list[l
 
     for i in idx:
         x0, _, x1, _ = boxes[i]
-        if x1 - x0 > wide:
+        if x1 - x0 > wide or any(x0 < c < x1 for c in cuts):
             flush()
             out.append(i)
         else:
