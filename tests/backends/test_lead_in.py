@@ -54,6 +54,10 @@ def test_a_sibling_a_sibling_sublist_or_a_plain_paragraph_is_no_lead_in():
                     "(i) store it securely;", "(b) return it on request.")
     assert sublist.lead("(i) store") == "(a) keep the information secret, and:"
     assert sublist.lead("(b) return") == ""  # (i) belongs to (a)'s list: the walk stops there
+    full_stop = Lines("File Form 1040NR if any of the following four conditions applies to you.",
+                      "1. You were a nonresident alien engaged in a trade or business in the United States.",
+                      "2. You represent a deceased person who would have had to file Form 1040NR.")
+    assert full_stop.lead("2. You represent").startswith("File Form 1040NR if any of the following")
     paragraph = Lines("The parties met on Monday:", "They agreed on the terms.", "(a) The price is fixed.")
     assert paragraph.lead("(a) The price") == ""
     assert Lines("Either party may terminate:", "this Agreement at will.").lead("this Agreement") == ""

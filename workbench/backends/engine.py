@@ -485,6 +485,7 @@ def candidate_units(query: str, document_id: str, sentences: Sequence[tuple[int,
 
 
 _ITEM_MARK = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]|\d+(?:\.\d+)+\.?|[•·▪◦●■–-])\s+")
+_FORWARD = re.compile(r"\b(?:the following|as follows)\b", re.I)  # a full-stop lead-in points at its list
 _LEAD_END = re.compile(r"(?::|:?\s*[-\u2013\u2014])\s*$")
 LEAD_MAX_WORDS = 60  # a longer lead-in is cut to its last words, those nearest the list
 LEAD_LOOKBACK = 15  # segments walked back over a list's items to its lead-in
@@ -517,10 +518,11 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
     """The lead-in of the list whose item begins at `start` ("Each party may disclose the
     Confidential Information of the other party:"), or "". Walked back over the item's siblings
     (the same kind of enumerator, under the same parent number) and their continuations to the
-    sentence ending in a colon or dash. Anything else ends the walk with no lead-in: a plain
-    sentence ending in a full stop, another kind of enumerator (a sibling's sub-list, whose
-    lead-in is not this item's), a sibling itself ending in a colon ("4.1 …:" before "4.2"), or
-    a numbered lead-in the item's number does not extend."""
+    sentence ending in a colon or dash, or in a full stop after "the following" / "as follows".
+    Anything else ends the walk with no lead-in: a plain sentence ending in a full stop, another
+    kind of enumerator (a sibling's sub-list, whose lead-in is not this item's), a sibling
+    itself ending in a colon ("4.1 …:" before "4.2"), or a numbered lead-in the item's number
+    does not extend."""
     item = context.sentences(document_id, start, start + 1)
     mark = _mark(item[0][2]) if item else None
     if mark is None:
@@ -536,6 +538,8 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
                 return ""
             return " ".join(body.split()[-LEAD_MAX_WORDS:])
         if m is None:
+            if body.endswith(".") and _FORWARD.search(" ".join(body.split()[-12:])):
+                return " ".join(body.split()[-LEAD_MAX_WORDS:])  # "… if any of the following four conditions applies to you."
             if body.endswith("."):
                 return ""
         elif _shape(m) != shape or _parent(m) != parent:
