@@ -125,6 +125,17 @@ def test_claims_with_swapped_facts_are_not_supported(reseller):
         assert not any(stem in c.reason for stem in ("requir", "authent", "govern ")), c.reason
 
 
+def test_a_sentence_after_a_change_bar_is_whole():
+    """NIST FIPS 201-2 marks revised sentences with a "+" in the margin, which the text layer
+    puts before the sentence: "The PIV Card shall be valid for no more than six years." was
+    rejected as starting mid-sentence ("…+" before it) and the question of validity went unanswered."""
+    text = "4.1.2 Card Validity\n+\nThe PIV Card shall be valid for no more than six years. Cards expire."
+    unit = text.index("+")
+    assert engine.cut_in_document(text, unit, text.index("The PIV Card")) is None
+    assert engine.cut_in_document("\u2022 \u25a1 Escort visitors.", 0, 4) is None  # a bullet and a checkbox
+    assert engine.cut_in_document("Each party shall escort visitors.", 0, 5) is not None  # "party shall …"
+
+
 # --- green means it answers --------------------------------------------------------------------
 def test_a_question_the_contract_does_not_answer_is_no_authoritative_evidence_never_green(reseller):
     wb, doc_id = reseller

@@ -719,12 +719,13 @@ def fragment(quote: str) -> str | None:
 
 def cut_in_document(text: str, unit_start: int, start: int) -> str | None:
     """Why a quote beginning at `start` inside the document sentence (or list item) that begins
-    at `unit_start` is not a whole unit, or None. Whole: it begins the sentence (bullets,
-    whitespace and an enumerator may precede it). Quoted in part: it begins at a clause boundary
+    at `unit_start` is not a whole unit, or None. Whole: it begins the sentence (bullets, change
+    bars such as FIPS 201-2's "+", other marks without a letter or digit, whitespace and an
+    enumerator may precede it). Quoted in part: it begins at a clause boundary
     (after , ; : or before and/or) with a capital or an enumerator, as a long clause trimmed to
     its part says. Anything else starts mid-sentence, whatever its first letter."""
     before = text[unit_start:start]
-    if not before.strip(" \t\n\u00a0•·▪◦●■-–—*") or _ENUM.fullmatch(before + " "):
+    if not any(ch.isalnum() for ch in before) or _ENUM.fullmatch(before + " "):
         return None
     head = text[start:start + 40]
     at_clause = start in clause_bounds(text, unit_start, start + 1)
