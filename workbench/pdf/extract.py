@@ -79,6 +79,19 @@ def gutters(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float,
     return out
 
 
+def _shares_a_height(block: list[list[RawWord]]) -> bool:
+    """Whether two lines of a block overlap by more than half a line's height (side by side),
+    read from each line's first word, next lines only (cheap: most pages stop here; a PDF that
+    draws columns row by row puts a row's lines one after the other)."""
+    prev = None
+    for ln in block:
+        y0, y1 = ln[0][1], ln[0][3]
+        if prev is not None and min(y1, prev[1]) - max(y0, prev[0]) > 0.5 * min(y1 - y0, prev[1] - prev[0]):
+            return True
+        prev = (y0, y1)
+    return False
+
+
 PROSE_WIDTH = 0.2  # of the page: a column of running text, not a table's or a contents page's numbers
 PROSE_WORDS = 4  # median words a line
 
@@ -95,6 +108,8 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float
     and page numbers, or the two sides of a signature block, keep their row order. Blocks
     within one column are left as they are. Also returned: the x positions of the gutters
     between those columns ([] when nothing was split), for order_blocks."""
+    if not any(_shares_a_height(b) for b in blocks):
+        return blocks, []  # the common page: every block's lines lie one under the other
     boxes = [[_line_box(ln) for ln in b] for b in blocks]
     cuts = [(a + b) / 2 for a, b in gutters([bx for bs in boxes for bx in bs])]
     if not cuts:
@@ -199,7 +214,7 @@ def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Seq
 
     for i in idx:
         x0, _, x1, _ = boxes[i]
-        if x1 - x0 > wide or any(x0 < c < x1 for c in cuts):
+        if x1 - x0 > wide or (cuts and any(x0 < c < x1 for c in cuts)):
             flush()
             out.append(i)
         else:
