@@ -84,6 +84,19 @@ def test_same_size_title_case_headings_of_a_three_column_rule(corpus: Path):
     assert after.kind == "sentence" and after.text.startswith("On March 13, 2019")
 
 
+def test_body_lines_are_no_headings_when_tables_of_small_print_outnumber_them(corpus: Path):
+    """The IRS instructions end in tax tables: many short lines in small print. Measured per line,
+    the body's own size read as a heading's and 764 body lines were headings ("21. Use Form 8812
+    to see if you can", "AGI is less than $63,000 …"); measured per character it is the body."""
+    doc = open_pdf(corpus / "pdfs/regulatory/i1040nr_IRS-instructions.pdf")
+    titles = [" ".join(h.text.split()) for h in doc.headings()]
+    for expected in ("Who Must File", "When To File", "Where To File", "Green Card Test"):
+        assert expected in titles
+    assert not any(t.startswith(("21. Use Form 8812", "AGI is less than")) for t in titles)
+    assert not any(t.startswith("\u2022") for t in titles)  # a bullet's taller glyph is no heading's size
+    assert len(titles) < 200
+
+
 def test_article_label_and_title_on_separate_blocks_make_one_heading(corpus: Path):
     pdf = next((corpus / "cuad" / "pdf").glob("AimmuneTherapeuticsInc_20200205*"))
     heads = [h.heading for h in open_pdf(pdf).headings()]

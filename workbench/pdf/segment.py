@@ -10,7 +10,6 @@ body line ("DISCUSSION"), a table cell or a running footer never names a section
 from __future__ import annotations
 
 import re
-import statistics
 from typing import TYPE_CHECKING
 
 from workbench.text import sentence_spans
@@ -42,13 +41,31 @@ def _title_case(words: list[str]) -> bool:
     return bool(big) and all(w[0].isupper() for w in big) and words[0][0].isupper()
 
 
+def body_height(doc: ParsedDocument) -> float:
+    """The line height of the body text: the median over characters, not over lines, so pages of
+    short small-print lines (the IRS instructions' tax tables) do not make the body's own size
+    read as a heading's. Lines over 1.6 times the median line (tall formula lines in lecture
+    notes, display type) are left out of it."""
+    heights = sorted(ln.y1 - ln.y0 for ln in doc.lines)
+    if not heights:
+        return 0.0
+    cap = 1.6 * heights[len(heights) // 2]
+    by_height = sorted((ln.y1 - ln.y0, ln.end - ln.start) for ln in doc.lines if ln.y1 - ln.y0 <= cap)
+    half, acc = sum(n for _h, n in by_height) / 2, 0
+    for h, n in by_height:
+        acc += n
+        if acc >= half:
+            return h
+    return heights[len(heights) // 2]
+
+
 def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: bool = False) -> bool:
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or len(text) > 120 or not prev_ends:
         return False
     if not any(c.isalpha() for c in text) or text.rstrip()[-1] in ",;":
         return False
-    if text[0].islower():
+    if text[0].islower() or text[0] in "•·▪◦●■➢✓□–—-*":  # a bullet's taller glyph is no heading's type size
         return False
     letters = [c for c in text if c.isalpha()]
     upper = sum(c.isupper() for c in letters) / len(letters)
@@ -121,8 +138,7 @@ def segment(doc: ParsedDocument) -> list[Segment]:
 def _segment(doc: ParsedDocument) -> list[Segment]:
     from workbench.pdf.document import Segment
 
-    heights = [ln.y1 - ln.y0 for ln in doc.lines]
-    body = statistics.median(heights) if heights else 0.0
+    body = body_height(doc)
     furniture = doc.furniture
     out: list[Segment] = []
     heading: str | None = None
