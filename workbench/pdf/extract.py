@@ -37,13 +37,12 @@ def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
     return order_blocks(ordered, page.rect.width, cuts)
 
 
+def _line_box(words: list[RawWord]) -> tuple[float, float, float, float]:
+    return min(w[0] for w in words), min(w[1] for w in words), max(w[2] for w in words), max(w[3] for w in words)
+
+
 def _bbox(block: list[list[RawWord]]) -> tuple[float, float, float, float]:
-    ws = [w for line in block for w in line]
-    return min(w[0] for w in ws), min(w[1] for w in ws), max(w[2] for w in ws), max(w[3] for w in ws)
-
-
-def _line_box(line: list[RawWord]) -> tuple[float, float, float, float]:
-    return min(w[0] for w in line), min(w[1] for w in line), max(w[2] for w in line), max(w[3] for w in line)
+    return _line_box([w for line in block for w in line])
 
 
 GUTTER_MIN_WIDTH = 8.0  # points: narrower white space is a word gap or a table's cell padding
@@ -121,13 +120,13 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float
             return None  # crosses a gutter: a title over the columns
         return sum(c <= x0 for c in cuts)
 
-    out: list[list[list[RawWord]]] = []
-    loose: dict[int | None, list[tuple[tuple[float, float, float, float], list[RawWord]]]] = {}
     def prose(lines: list[tuple[tuple[float, float, float, float], list[RawWord]]]) -> bool:
         widths = sorted(bx[2] - bx[0] for bx, _ln in lines)
         words = sorted(len(ln) for _bx, ln in lines)
         return widths[len(widths) // 2] >= PROSE_WIDTH * page_width and words[len(words) // 2] >= PROSE_WORDS
 
+    out: list[list[list[RawWord]]] = []
+    loose: dict[int | None, list[tuple[tuple[float, float, float, float], list[RawWord]]]] = {}
     for b, bs in zip(blocks, boxes, strict=True):
         cols: dict[int | None, list] = {}
         for ln, bx in zip(b, bs, strict=True):
@@ -135,8 +134,8 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float
         if sum(prose(v) for k, v in cols.items() if k is not None) < 2:
             out.append(b)
             continue
-        for ln, bx in zip(b, bs, strict=True):
-            loose.setdefault(column(bx), []).append((bx, ln))
+        for k, v in cols.items():
+            loose.setdefault(k, []).extend(v)
     if not loose:
         return blocks, []
     for col, lines in loose.items():
@@ -145,15 +144,15 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float
             out += [[ln] for _bx, ln in lines]
             continue
         heights = sorted(bx[3] - bx[1] for bx, _ln in lines)
-        gap = 0.25 * heights[len(heights) // 2]
+        gap = 0.25 * heights[len(heights) // 2]  # more space above a line than this starts a paragraph
         cur: list[list[RawWord]] = []
-        bottom = None
+        bottom = 0.0
         for bx, ln in lines:
             if cur and bx[1] - bottom > gap:
                 out.append(cur)
                 cur = []
+            bottom = max(bottom, bx[3]) if cur else bx[3]
             cur.append(ln)
-            bottom = bx[3] if not cur[:-1] else max(bottom, bx[3])
         out.append(cur)
     return out, cuts
 
@@ -164,10 +163,9 @@ def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Seq
 
     Blocks wider than half the page (titles, running headers, single-column paragraphs) are
     bands, and so are blocks across one of `cuts` (the gutters split_straddling found between
-    columns of running text: a footer under two of three columns would otherwise join them
-    into one); between two bands, narrower blocks are grouped
-    into columns (connected by horizontal overlap) and read column by column, left to right,
-    each top to bottom."""
+    columns of running text: a footer under two of three columns would otherwise join them into
+    one); between two bands, narrower blocks are grouped into columns (connected by horizontal
+    overlap) and read column by column, left to right, each top to bottom."""
     if len(blocks) < 2:
         return blocks
     boxes = [_bbox(b) for b in blocks]
