@@ -125,6 +125,17 @@ def test_claims_with_swapped_facts_are_not_supported(reseller):
         assert not any(stem in c.reason for stem in ("requir", "authent", "govern ")), c.reason
 
 
+def test_a_run_in_label_is_never_a_unit_a_short_sentence_is():
+    """The IRS instructions open paragraphs with bold labels ending in a full stop: "Penalty for
+    late payment of tax. If you pay your taxes late, …". The label matched the question's words
+    (relevance 0.94) and was cited as an answer sentence; it states nothing."""
+    terms = {"penalti", "late"}
+    for label in ("Penalty for late filing.", "Penalty for late payment of tax.", "Exempt individual."):
+        assert engine.fit_unit(label, 0, len(label), terms, 10, 40) is None
+    for stated in ("Licensor retains all rights.", "Time is of the essence.", "Each party agreed to the terms."):
+        assert engine.fit_unit(stated, 0, len(stated), terms, 10, 40) is not None
+
+
 def test_a_sentence_after_a_change_bar_is_whole():
     """NIST FIPS 201-2 marks revised sentences with a "+" in the margin, which the text layer
     puts before the sentence: "The PIV Card shall be valid for no more than six years." was

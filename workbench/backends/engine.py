@@ -394,6 +394,10 @@ _TERMINAL = re.compile(r"[.;:!?][\"')\]\u201d\u2019]*$")
 _CUT_WORDS = frozenset(["the", "a", "an", "of", "to", "with", "for", "by", "from", "that", "which", "whose", "its",
                         "their", "our"])
 _FINITE = re.compile(r"\b(must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do)\b", re.I)
+# A word that may be a verb's finite form ("retains", "agreed"); a short unit with none and no
+# auxiliary is a label, not a statement. Plural nouns pass too: the test only has to keep sentences.
+_VERB_FORM = re.compile(r"(?:[^s]s|ed)\W*$", re.I)
+LABEL_MAX_WORDS = 6
 
 
 def _states_something(unit: str) -> bool:
@@ -404,7 +408,9 @@ def _states_something(unit: str) -> bool:
     words that does not end a sentence and has no modal or auxiliary verb is a heading or a
     broken line ("However, effective linkage to hepatitis care"), unless an enumerator opens it
     as a list item ("(ii) is known to the Recipient; or"); "Each contractor shall retain the
-    records required by Section 3.2" still states something."""
+    records required by Section 3.2" still states something. A unit of at most 6 words with no
+    auxiliary and no word that may be a finite verb is a run-in label even with its full stop
+    ("Penalty for late payment of tax."); "Licensor retains all rights." states something."""
     words = unit.split()
     if words and words[-1].lower() in _CUT_WORDS:  # "… with other services to increase the": a line cut off
         return False
@@ -414,6 +420,8 @@ def _states_something(unit: str) -> bool:
     if (len(words) < 15 and not _TERMINAL.search(unit.rstrip()) and unit[:1].isupper() and not _ENUM.match(unit)
             and not _FINITE.search(unit)):
         return False
+    if len(words) <= LABEL_MAX_WORDS and not _FINITE.search(unit) and not any(_VERB_FORM.search(w) for w in words):
+        return False  # a run-in label ending in a full stop: "Penalty for late payment of tax."
     return len(words) >= 8 or lower >= 2
 
 
