@@ -26,6 +26,20 @@ FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
 _CLAUSE_END = re.compile(r"[;:,]\s+|\s(?:and/or|and|or)\s+|\s+(?=(?:unless|provided that|except that)\s)")
 
 
+# Words no sentence or clause ends on ("… without giving effect to", "… written under", "…, then"):
+# text that ends on one goes on, or was cut.
+OPEN_WORDS = frozenset({
+    "to", "of", "for", "with", "by", "from", "on", "in", "at", "into", "onto", "upon", "under",
+    "through", "throughout", "without", "within", "between", "among", "against", "about", "over",
+    "after", "before", "during", "than", "as", "such", "any", "all", "each", "every", "no", "the",
+    "a", "an", "its", "their", "his", "her", "our", "your", "this", "that", "these", "those",
+    "which", "who", "whom", "whose", "where", "when", "if", "unless", "then", "including", "namely",
+    "whether", "because", "provided", "except", "other", "either", "neither", "both", "not"
+})
+# A list item's end before the next item's number on a new line: "…;", "…:", "…; and", "…, or".
+_ITEM_END = re.compile(r"(?:[;:,]|[;,]\s*(?:and|or))\s*$")
+
+
 def _abbreviation_before(text: str, start: int, dot: int) -> bool:
     before = text[start:dot].rsplit(None, 1)[-1] if text[start:dot].strip() else ""
     before = before.lstrip("([\"'\u201c").lower()
@@ -41,6 +55,13 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         if m.group(0)[0] == "." and _abbreviation_before(text, s, m.start()):
             continue
         if _ENUMERATOR.fullmatch(text[s:m.end()].strip()):
+            continue
+        ls = text.rfind("\n", s, m.start()) + 1
+        if ls > s and _ENUMERATOR.fullmatch(text[ls:m.end()].strip()) and _ITEM_END.search(text, s, ls):
+            # "…communications;\n2.\nSystem caching;": the number opens the next item, it does not
+            # end this one; the item before ends at its ";" or ":"
+            _push(text, s, ls, out)
+            s = ls
             continue
         _push(text, s, m.end(), out)
         s = m.end()
