@@ -108,3 +108,52 @@ def test_every_segment_has_something_to_quote(make_unicode_pdf):
     texts = [s.text for s in doc.segments()]
     assert texts == ["The royalty is [***].", "The term is five years."]
     assert all(doc.locate(t) is not None for t in texts)
+
+
+def _seg_with(doc, words: str):
+    return next(s for s in doc.segments() if words in " ".join(s.text.split()))
+
+
+def test_a_sentence_cut_by_a_page_break_is_one_segment_and_its_footer_gets_no_box(corpus: Path):
+    doc = open_pdf(corpus / "pdfs/contract/CUAD_GOOSEHEAD-Franchise-Agreement.pdf")
+    seg = _seg_with(doc, "would not be enforced as written under")
+    said = " ".join(seg.text.split())
+    assert said.endswith("Texas law, then the parties agree that those covenants will instead be interpreted and "
+                         "construed under the laws of the state in which the Franchised Business is located.")
+    assert "Page 55 of 80" in said  # the text is the document's own, offsets index it
+    assert not any(" ".join(s.text.split()).startswith("Texas law, then") for s in doc.segments())
+    span = doc.span(seg.start, seg.end)
+    boxed = " ".join(w.text for p, x0, y0, x1, y1 in span.rects for w in doc.words_on(p)
+                     if x0 - 1 <= (w.x0 + w.x1) / 2 <= x1 + 1 and y0 - 1 <= (w.y0 + w.y1) / 2 <= y1 + 1)
+    assert "Texas" in boxed and "80" not in boxed.split()
+
+
+def test_a_sentence_cut_by_a_column_break_is_one_segment(corpus: Path):
+    doc = open_pdf(corpus / "pdfs/regulatory/WHO-HCV-guidelines-2022.pdf")
+    seg = _seg_with(doc, "However, effective linkage to hepatitis care")
+    assert " ".join(seg.text.split()).startswith("However, effective linkage to hepatitis care and treatment following")
+
+
+def test_a_list_item_ending_in_and_is_not_joined_to_the_next_item(corpus: Path):
+    doc = open_pdf(corpus / "pdfs/contract/CUAD_GOOSEHEAD-Franchise-Agreement.pdf")
+    seg = _seg_with(doc, "in addition to licenses we may have already granted to existing franchisees")
+    assert seg.text.rstrip().endswith("and") and "To develop and establish other systems" not in seg.text  # ";" is U+037E
+
+
+def test_an_unnumbered_run_in_heading_is_not_glued_to_its_paragraph(corpus: Path):
+    doc = open_pdf(corpus / "pdfs/science/Qwen2-technical-report_arXiv2407.10671.pdf")
+    seg = _seg_with(doc, "To expand the context window of Qwen2")
+    assert " ".join(seg.text.split()).startswith("To expand the context window of Qwen2, we implement")
+    assert "Dual Chunk Attention with YARN" in [" ".join(h.text.split()) for h in doc.headings()]
+
+
+def test_run_in_labels_are_told_from_titles_and_item_numbers():
+    from workbench.pdf.segment import run_in_label
+
+    label = "Dual Chunk Attention with YARN To expand the context window of Qwen2, we implement DCA."
+    assert label[:run_in_label(label)] == "Dual Chunk Attention with YARN"
+    for whole in ["Secure Your Tax Records from Identity Theft and keep them.",  # a title in title case
+                  "5.6.1 You agree to employ a qualified, licensed architect or engineer.",  # an item's number
+                  "The Licensee shall pay the fee within thirty days of the invoice.",  # a sentence
+                  "Exhibit A The parties agree to the terms set out below in full."]:  # a letter, not a label
+        assert run_in_label(whole) == 0, whole

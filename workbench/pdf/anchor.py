@@ -87,20 +87,6 @@ class Matcher:
             pos = keys.find(q, pos + 1)
         return best or first
 
-    def _without_furniture(self, start: int, end: int) -> list[tuple[int, int]]:
-        doc = self.doc
-        cuts = sorted((doc.lines[i].start, doc.lines[i].end) for i in doc.furniture
-                      if doc.lines[i].end > start and doc.lines[i].start < end)
-        parts: list[tuple[int, int]] = []
-        pos = start
-        for a, b in cuts:
-            if a > pos:
-                parts.append((pos, a))
-            pos = max(pos, b)
-        if pos < end:
-            parts.append((pos, end))
-        return parts
-
     def locate(self, quote: str, near: int | None = None) -> Span | None:
         q = key(quote)
         if not q:
@@ -112,7 +98,7 @@ class Matcher:
             keys, offs = self.stripped
             hit = self._find(keys, offs, q, near)
             if hit:
-                return self.doc.span(*hit, parts=self._without_furniture(*hit))
+                return self.doc.span(*hit, parts=self.doc.without_furniture(*hit))
         pieces = self._pieces(q)
         if pieces:
             parts = sorted((self.offs[a], self.offs[b - 1] + 1) for a, b in pieces)

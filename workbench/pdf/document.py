@@ -187,7 +187,7 @@ class ParsedDocument:
         superscript between two quoted words)."""
         if not (0 <= start < end <= len(self.text)):
             raise ValueError(f"span [{start}, {end}) outside the text (0..{len(self.text)})")
-        ranges = parts or [(start, end)]
+        ranges = parts or self.without_furniture(start, end)
         chosen: list[int] = sorted({wi for a, b in ranges for wi in self.words_in(a, b)})
         groups: dict[tuple[int, int, int], list[Word]] = {}
         for wi in chosen:
@@ -207,6 +207,25 @@ class ParsedDocument:
         text = self.text[start:end]
         return Span(document_id=self.document.id, page=pages[0], pages=pages, start=start, end=end,
                     text=text, text_sha256=sha256_text(text), rects=rects, page_label=self.page_label(pages[0]))
+
+    def without_furniture(self, start: int, end: int) -> list[tuple[int, int]]:
+        """text[start:end] as ranges without the running headers, footers and page numbers inside
+        it: a sentence that runs over a page break holds the footer between its halves in the
+        text, but the footer is not part of what it says, so it gets no box."""
+        furniture = self.furniture
+        if not furniture:
+            return [(start, end)]
+        cuts = sorted((self.lines[i].start, self.lines[i].end) for i in furniture
+                      if self.lines[i].end > start and self.lines[i].start < end)
+        parts: list[tuple[int, int]] = []
+        pos = start
+        for a, b in cuts:
+            if a > pos:
+                parts.append((pos, a))
+            pos = max(pos, b)
+        if pos < end:
+            parts.append((pos, end))
+        return parts or [(start, end)]
 
     def _split_runs(self, page: int, ws: list[Word], chosen: set[int]) -> list[list[Word]]:
         """Runs of a line's words whose common box holds no other word's centre."""

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from workbench.text import sentence_spans
+from workbench.text.sentences import OPEN_WORDS
 
 if TYPE_CHECKING:
     from workbench.pdf.document import ParsedDocument, Segment
@@ -131,8 +132,90 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]
     return out
 
 
+# Words that open a sentence; one in capitals right after a label with no stop between says the
+# label was a run-in heading set on the paragraph's first line.
+_OPENERS = frozenset({
+    "The", "This", "These", "That", "Those", "We", "Our", "In", "For", "To", "It", "Its", "An", "As", "On",
+    "With", "By", "Each", "All", "Any", "If", "When", "Specifically", "However", "Moreover", "Additionally",
+    "Finally", "Furthermore", "Notably", "Meanwhile", "Here", "There", "Unlike", "Although", "While", "Since",
+    "Because", "After", "Before", "During", "Given", "Following", "Using", "Compared", "Similarly", "Overall",
+    "Thus", "Hence", "Therefore", "Instead", "Recently", "Currently", "Typically", "Generally", "Both", "Most",
+    "Many", "Several", "Some", "Such", "You", "Your", "They", "Their",
+})
+_FINITE = re.compile(r"\b(?:must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do|be)\b", re.I)
+RUN_IN_MAX_WORDS = 10
+
+
+def run_in_label(text: str) -> int:
+    """Length of an unnumbered run-in heading opening `text` ("Dual Chunk Attention with YARN",
+    "Execution Feedback" before "For coding tasks, …"), else 0: at most 10 words in title case
+    or capitals, no stop, no verb, not ending on a word a phrase goes on from, then a word that
+    opens sentences, capitalised. A number or an enumerator alone is an item's mark, not a label."""
+    words = list(re.finditer(r"\S+", text))
+    for k in range(1, min(RUN_IN_MAX_WORDS + 1, len(words) - 3)):
+        if words[k].group(0).rstrip(",") not in _OPENERS:
+            continue
+        label = [w.group(0) for w in words[:k]]
+        if (any(w[-1] in ".:;!?,)" for w in label) or _FINITE.search(" ".join(label))
+                or label[-1].lower() in OPEN_WORDS or not any(c.isalpha() for c in "".join(label))
+                or any(re.fullmatch(r"[\d.()]+|[A-Za-z]", w) for w in label)):
+            return 0
+        rest = [w.group(0) for w in words[k + 1:k + 7]]
+        if (sum(w[:1].isupper() or w[:1].isdigit() for w in label) < 0.6 * len(label) or not label[0][:1].isupper()
+                or sum(w[:1].isupper() for w in rest) > len(rest) / 2  # a title: "Secure Your Tax Records from …"
+                or (k == 1 and not re.search(r"[\d\-:]", label[0]))):  # one plain word: "Sei", "Expatriation"
+            return 0
+        return words[k - 1].end()
+    return 0
+
+
 def segment(doc: ParsedDocument) -> list[Segment]:
-    return _section_headings(doc, _segment(doc))
+    return _section_headings(doc, _rejoin(doc, _segment(doc)))
+
+
+# Words a sentence does not end on: a block that ends on one ("… would not be enforced as written
+# under" | page footer | "Texas law, then …") goes on in the next block.
+_GOES_ON = OPEN_WORDS | {"and", "or", "nor", "but", "shall", "must", "may", "will", "would", "should", "can", "could", "is",
+                          "are", "be", "been", "was", "were", "has", "have"}
+_ITEM_START = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]\s|[•·▪◦●■–-])")
+REJOIN_MIN_WORDS = 5  # a shorter block end is a table cell or a label, not a sentence going on
+
+
+def _goes_on(a: str, b: str) -> bool:
+    """Whether the sentence ending block text `a` runs on into `b`, the next block's first
+    sentence: `a` ends without a sentence end, on a comma or a word no sentence ends on, or `b`
+    opens in lower case; `b` is not a list item. A list item ending "; and" is followed by the
+    next item, and a hyphen goes on only into a lower-case word ("arti-" | "Unrestricted …" is
+    the next column's paragraph)."""
+    a = a.rstrip()
+    if not a or a[-1] in ".!?:;\u037e)]\"\u201d" or len(a.split()) < REJOIN_MIN_WORDS:
+        return False
+    if not b[:1].isalpha() or _ITEM_START.match(b):
+        return False
+    if re.search(r"[;\u037e]\s*(?:and|or)$", a):  # a list item's end (";" may be U+037E): the next item follows
+        return False
+    if a[-1] in "-\u2013":  # a word broken over the break goes on in lower case
+        return b[:1].islower()
+    return a[-1] == "," or a.split()[-1].lower() in _GOES_ON or b[:1].islower()
+
+
+def _rejoin(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
+    """One sentence where a block, column or page break cut it in two, with only furniture
+    (a running footer, a page number) or nothing between the halves. Its text then holds that
+    footer (the text is the document's own, offsets index it); the footer gets no box."""
+    from workbench.pdf.document import Segment
+
+    out: list[Segment] = []
+    text = doc.text
+    for seg in segs:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.kind == "sentence" and seg.kind == "sentence" and seg.page - prev.page in (0, 1)
+                and _goes_on(prev.text, seg.text)
+                and all(not text[a:b].strip() for a, b in doc.without_furniture(prev.end, seg.start))):
+            out[-1] = Segment(prev.start, seg.end, prev.page, text[prev.start:seg.end], prev.heading, "sentence")
+        else:
+            out.append(seg)
+    return out
 
 
 def _segment(doc: ParsedDocument) -> list[Segment]:
@@ -158,6 +241,10 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             if n == 0 and _RUN_IN.match(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
                 heading = " ".join(text[s:e].split())
                 out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "heading"))
+            elif n == 0 and (k := run_in_label(text[s:e])):  # "Dual Chunk Attention with YARN To expand …"
+                out.append(Segment(s, s + k, doc.page_at(s), text[s:s + k], heading, "heading"))
+                b = s + k + len(text[s + k:e]) - len(text[s + k:e].lstrip())
+                out.append(Segment(b, e, doc.page_at(b), text[b:e], heading, "sentence"))
             else:
                 out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "sentence"))
 
