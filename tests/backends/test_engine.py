@@ -12,6 +12,7 @@ from workbench.backends import engine
 from workbench.backends.rules import statement
 from workbench.config import Settings
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE
+from workbench.text import content_terms
 
 RESELLER = "BravatekSolutionsInc_20170418_8-K_EX-10.1_10205739_EX-10.1_Reseller Agreement.pdf"
 VIRGINIA = "This Agreement shall be governed by and construed under the laws of the Commonwealth of Virginia"
@@ -559,3 +560,44 @@ def test_no_authoritative_evidence_names_the_question_words_the_document_never_u
     [run] = wb.ask(["What insurance coverage must the reseller carry?"], [doc_id])
     assert run.answer.result == NO_AUTHORITATIVE_EVIDENCE
     assert "never use 'insurance'" in run.answer.message and "'reseller'" not in run.answer.message
+
+
+def _part(sentence: str, question: str) -> str:
+    s, e, trimmed = engine.fit_unit(sentence, 0, len(sentence), set(content_terms(question)), 10, 40)
+    assert trimmed
+    return sentence[s:e]
+
+
+def test_a_quoted_part_ends_where_a_clause_ends_not_inside_a_list_or_a_phrase():
+    """Real CUAD and DMCA sentences over 40 words: the part quoted used to end "… you will offer,
+    sell" (a list goes on ", and provide"), "… without giving effect to" and "…, then" (the
+    condition without what follows from it)."""
+    licences = ("You must also obtain and maintain during the term of this Agreement all licenses and approvals from "
+                "any governmental or regulatory agency required for the operation of the Franchised Business or "
+                "provision of the Services you will offer, sell, and provide.")
+    assert _part(licences, "What licenses must the franchisee obtain?").endswith("operation of the Franchised Business")
+    law = ("This Agreement will be interpreted and construed exclusively under the laws of the State of Texas, which "
+           "laws will prevail in the event of any conflict of law (without regard to, and without giving effect to, the "
+           "application of Texas choice-of-law rules); provided, however, that if the covenants in Section 19 of this "
+           "Agreement would not be enforced as written under Texas law, then the parties agree otherwise.")
+    assert _part(law, "What law governs this agreement?") == ("This Agreement will be interpreted and construed "
+                                                              "exclusively under the laws of the State of Texas")
+    counter = ("If the subscriber serves a counter notification complying with statutory requirements, including a "
+               "statement under penalty of perjury that the material was removed or disabled through mistake or "
+               "misidentification, then unless the copyright owner files an action seeking a court order against the "
+               "subscriber, the service provider must put the material back up within 10-14 business days.")
+    assert not _part(counter, "What must a notification include?").endswith("then")
+    member = ("(b) Member covenants and agrees that during the term of the Franchise Agreement, except as otherwise "
+              "approved in writing by Franchisor, Member will not, either directly or indirectly, for itself, or "
+              "through, on behalf of, or in conjunction with any person, persons, partnership, corporation, or entity:")
+    assert _part(member, "What may the member not do?").split()[-1] not in {"of", "not", "through"}
+
+
+def test_an_answer_sentence_leaves_out_the_footer_between_the_halves_of_its_quote():
+    quote = ("provided that if the covenants would not be enforced as written under\n\nPage 55 of 80\n\nTexas law, "
+             "then the parties agree.")
+    assert statement(quote) == ("Provided that if the covenants would not be enforced as written under Texas law, "
+                                "then the parties agree")
+    running = "a kind of cultural nobil-\n\n10 FREE CULTURE\n\n<http://free-culture.org/get-it>\n\nity; those within"
+    assert "FREE CULTURE" not in statement(running) and "http" not in statement(running)
+    assert statement("as set out in Section\n10\nof the Act.") == "As set out in Section 10 of the Act"

@@ -126,3 +126,63 @@ def test_verify_reads_the_lead_in_of_an_item_another_process_extracted(nda_20):
                   Run(run_id="r", question=question, document_ids=[doc_id], backend="rules"))
     assert 'read as an item of the list introduced by "' in v.verification_rationale
     assert engine.lead_of(ev).endswith("shall not include information that:")
+
+
+def _docs_context(path):
+    from workbench.pdf import open_pdf
+    from workbench.pipeline.context import DocsContext
+
+    doc = open_pdf(path)
+    return doc, DocsContext([doc])
+
+
+def _segment_at(ctx, doc, words: str):
+    segs = ctx._segments(doc.document.id)[2]
+    return next(s for s in segs if " ".join(s.text.split()).startswith(words))
+
+
+def test_a_bulleted_item_is_read_after_its_lead_in(corpus):
+    """Segments leave bullets out; the item still knows its list: "• Environmental and physical
+    threats: …" after "…, general HPC systems face the following:"."""
+    doc, ctx = _docs_context(corpus / "pdfs/regulatory/NIST.SP.800-223_HPC-security.pdf")
+    item = _segment_at(ctx, doc, "Environmental and physical threats")
+    assert engine.lead_in(ctx, doc.document.id, item.start).endswith("general HPC systems face the following:")
+    after = _segment_at(ctx, doc, "Achieving the highest performance possible")  # no bullet: not an item
+    assert engine.lead_in(ctx, doc.document.id, after.start) == ""
+
+
+def test_a_lead_in_brings_its_items_as_candidates(corpus):
+    """A lead-in that shares the question's words announces a list whose items need not: the items
+    become candidate units, read after the lead-in."""
+    doc, ctx = _docs_context(corpus / "pdfs/regulatory/dmca.pdf")
+    lead = _segment_at(ctx, doc, "The limitations are based on the following four categories")
+    items = [" ".join(t[2].split()) for t in engine.list_items(ctx, doc.document.id, lead.end)]
+    assert items == ["1. Transitory communications;", "2. System caching;",
+                     "3. Storage of information on systems or networks at direction of users; and",
+                     "4. Information location tools."]
+    units = engine.units_for("What conditions must a service provider meet under the following categories?", ctx,
+                             {doc.document.id: [(lead.start, lead.end)]}, min_words=1, search_k=0)
+    assert {" ".join(u.text.split()) for u in units} >= {"The limitations are based on the following four categories "
+                                                          "of conduct by a service provider:"}
+    item = next(u for u in units if "Storage of information" in u.text)  # (items under 4 words state too little)
+    assert item.judged.startswith("The limitations are based on the following four categories")
+
+
+def test_an_answer_leaves_out_a_lead_in_whose_items_it_does_not_quote():
+    from workbench.backends.rules import compose_from_quotes
+    from workbench.models import Evidence, Span
+
+    def ev(rid: str, quote: str, start: int) -> Evidence:
+        span = Span(document_id="d", page=1, pages=[1], start=start, end=start + len(quote), text=quote,
+                    text_sha256="0" * 64)
+        return Evidence(requirement_id=rid, source_type="statute", document_id="d", section_heading=None,
+                        exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
+
+    lead = ev("REQ-S001", "To qualify, the service provider's activities must meet the following conditions:", 0)
+    other = ev("REQ-S002", "A service provider must designate an agent to receive notifications of infringement.", 500)
+    draft = compose_from_quotes([lead, other])
+    assert "REQ-S001" not in draft.final_answer and "REQ-S001" in draft.unused_requirements
+    item = ev("REQ-S003", "The transmission must be initiated by a person other than the provider.", 90)
+    engine._remember({("d", 90, 90 + len(item.exact_quote)): lead.exact_quote})
+    draft = compose_from_quotes([lead, item, other])
+    assert draft.final_answer.index("REQ-S001") < draft.final_answer.index("REQ-S003")

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from workbench.text import clause_bounds, content_terms
-from workbench.text.sentences import FOOTNOTE_MARK
+from workbench.text.sentences import FOOTNOTE_MARK, OPEN_WORDS
 from workbench.text.terms import FUNCTION_WORDS, embed_form, stem, surface_forms
 from workbench.text.weights import TermWeights, weights_for
 
@@ -431,6 +431,39 @@ def _opens_clause(head: str) -> bool:
     return head[:1].isupper() or bool(_ENUM.match(head)) or head[:1] in "\"\u201c("
 
 
+# A part of a sentence may not end on a word that promises more ("… without giving effect to",
+# "… on behalf of", "…, then"): what it promised is the part left out.
+
+# A part that opens with one of these is a condition or a concession: it needs its main clause.
+_SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the event|to the extent|provided|"
+                          r"although|though|while|whereas|until|once|because|since|in case)\b", re.I)
+_MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b", re.I)
+_NOT_MAIN = re.compile(r"^(?:then\b\W*$|and|or|but|including|which|that|who|whom|whose|such|as|if|unless|when|where|"
+                       r"provided|except|other than)\b", re.I)
+
+
+def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], e0: int) -> bool:
+    """Whether text[s:e], a run of clauses cut at boundary `cut` (one of `cuts`) before its
+    sentence's end e0, can stand as a
+    quoted part: it does not end on a word that promises more, nor between the items of a list
+    ("… the Services you will offer, sell" — the list goes on ", and provide"), and a part that
+    opens with a condition ("If the subscriber serves a counter notification …, then") holds a
+    main clause after a comma, with its modal ("…, Licensor may terminate"), not only the condition."""
+    words = text[s:e].split()
+    if not words or words[-1].strip("\"'()[]\u201c\u201d").lower() in OPEN_WORDS:
+        return False
+    inner = [b for b in cuts if s < b < e]
+    last_piece = text[inner[-1] if inner else s:e].split()
+    nxt = next((b for b in cuts if b > cut), e0)
+    if len(last_piece) <= 2 or len(text[cut:nxt].split()) <= 2:  # between the items of a list
+        return False
+    body = _ENUM.sub("", text[s:e], count=1)
+    if _SUBORDINATE.match(body):
+        return any(text[:b].rstrip()[-1:] in (",", ";", ":") and _MODAL.search(text[b:e])
+                   and not _NOT_MAIN.match(text[b:e].lstrip()) for b in inner)
+    return True
+
+
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
              ) -> tuple[int, int, bool] | None:
     """The span of one sentence text[s0:e0] to quote: all of it when it has at most max_words
@@ -454,7 +487,7 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
             wc = _wc(text, s, e)
             if wc > max_words:
                 break
-            if wc < min_words:
+            if wc < min_words or (bounds[j] != e0 and not _part_reads_whole(text, s, e, bounds[j], bounds, e0)):
                 continue
             key = (len(set(content_terms(text[s:e])) & terms), s == s0, wc)
             if best is None or key > best[0]:
@@ -471,6 +504,51 @@ def searched_ranges(query: str, doc: Any, retriever: Any, k: int = SEARCH_K) -> 
     """(start, end) of the segment units the retriever finds for `query` in one document."""
     search = getattr(retriever, "search_segments", None)  # a chunk-only retriever has none
     return [(seg.start, seg.end) for seg, _score in search(query, doc, k)] if search else []
+
+
+TOPIC_K = 6  # units per contract the clause-topic model adds for a question about a kind of clause
+TOPIC_ASKED = 0.5  # how surely the question must ask about one kind
+_KIND_ROWS: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()  # per document: P(unit is each kind)
+_KIND_ROWS_MAX = 32
+
+
+def topic_ranges(query: str, doc: Any, retriever: Any, k: int = TOPIC_K) -> list[tuple[int, int]]:
+    """In a contract, (start, end) of the k segment units the clause-topic model (fitted on
+    cuad-train, workbench.judgment.topics) finds likeliest to be the kind of clause the question
+    asks about. Search ranks by words and cosine: "What is the term of the franchise agreement?"
+    shares its words with a hundred sentences of an 80-page franchise agreement, and none with
+    the one that says it "will expire ten (10) years from the Effective Date"."""
+    store = getattr(retriever, "store", None)
+    if store is None or getattr(doc.document, "source_type", None) != "contract":
+        return []
+    judge = SCORES.judge or get_judge()
+    if not hasattr(judge, "_topic_model"):
+        return []
+    topics = judge._topic_model()
+    ask = topics.asked(judge._vecs([embed_form(query)])[0], query)
+    if not len(ask) or float(ask.max()) < TOPIC_ASKED:
+        return []
+    units = store.get(doc).segment_units(doc)
+    if units.vectors is None or not units.texts:
+        return []
+    key = (doc.document.id, len(units.texts))
+    with _LEADS_LOCK:
+        rows = _KIND_ROWS.get(key)
+    if rows is None:
+        rows = topics.kinds(units.vectors, units.texts)
+        with _LEADS_LOCK:
+            _KIND_ROWS[key] = rows
+            while len(_KIND_ROWS) > _KIND_ROWS_MAX:
+                _KIND_ROWS.popitem(last=False)
+    score = rows @ ask
+    out: list[tuple[int, int]] = []
+    for i in np.argsort(-score, kind="stable")[:4 * k]:
+        p = units.pieces[i]
+        if score[i] < TOPIC_ASKED or len(out) >= k:
+            break
+        if p.kind != "heading":
+            out.append((p.start, p.end))
+    return out
 
 
 def candidate_units(query: str, document_id: str, sentences: Sequence[tuple[int, int, str]], *,
@@ -522,6 +600,31 @@ def _parent(mark: str) -> str | None:
     return mark.rsplit(".", 1)[0] if re.fullmatch(r"\d+(?:\.\d+)+", mark) else None
 
 
+_BULLETS = frozenset("•·▪◦●■□☐❖➢►▶✓✔*!-–—o")
+
+
+def _bulleted(context: Any, document_id: str, start: int) -> bool:
+    """Whether the sentence at `start` opens a bulleted item: a mark with no letter or digit on
+    the start of its line ("• ", or a symbol font's bullet read as "!" on a line of its own).
+    Segments leave bullets out of their text, so the document's text is read."""
+    doc = getattr(context, "doc", None)
+    if doc is None:
+        return False
+    try:
+        text = doc(document_id).text
+    except KeyError:
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t\n":
+        i -= 1
+    return i >= 0 and text[i] in _BULLETS and (i == 0 or text[i - 1] in " \t\n") and (i < 2 or "\n" in text[i - 2:i])
+
+
+def _item_mark(context: Any, document_id: str, start: int, text: str) -> str | None:
+    """The enumerator of the list item `text` beginning at `start`, "•" for a bulleted one, or None."""
+    return _mark(text) or ("•" if _bulleted(context, document_id, start) else None)
+
+
 def lead_in(context: Any, document_id: str, start: int) -> str:
     """The lead-in of the list whose item begins at `start` ("Each party may disclose the
     Confidential Information of the other party:"), or "". Walked back over the item's siblings
@@ -532,14 +635,14 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
     itself ending in a colon ("4.1 …:" before "4.2"), or a numbered lead-in the item's number
     does not extend."""
     item = context.sentences(document_id, start, start + 1)
-    mark = _mark(item[0][2]) if item else None
+    mark = _item_mark(context, document_id, item[0][0], item[0][2]) if item else None
     if mark is None:
         return ""
     shape, parent = _shape(mark), _parent(mark)
     sents = [t for t in context.sentences(document_id, max(0, start - 4000), start) if t[1] <= start]
-    for _s0, _e0, t in reversed(sents[-LEAD_LOOKBACK:]):
+    for s0, _e0, t in reversed(sents[-LEAD_LOOKBACK:]):
         body = t.strip()
-        m = _mark(body)
+        m = _item_mark(context, document_id, s0, body)
         if _LEAD_END.search(body):
             if m is not None and (_shape(m) == shape or (parent is not None and re.fullmatch(r"[\d.]+", m)
                                                          and not mark.startswith(m + "."))):
@@ -553,6 +656,32 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
         elif _shape(m) != shape or _parent(m) != parent:
             return ""
     return ""
+
+
+LIST_ITEMS_MAX = 12  # items of a lead-in's list read with it
+
+
+def leads_a_list(text: str) -> bool:
+    """Whether a sentence announces a list: it ends in a colon or dash, or in a full stop after
+    "the following" / "as follows"."""
+    body = text.strip()
+    return bool(_LEAD_END.search(body)) or (body.endswith(".") and bool(_FORWARD.search(" ".join(body.split()[-12:]))))
+
+
+def list_items(context: Any, document_id: str, end: int) -> list[tuple[int, int, str]]:
+    """The items of the list whose lead-in ends at `end`, in order (up to LIST_ITEMS_MAX): a
+    lead-in found relevant brings its items, which say what it only announces ("… must meet the
+    following conditions:"), though they need not share the question's words."""
+    out: list[tuple[int, int, str]] = []
+    for t in context.sentences(document_id, end, end + 6000)[:LIST_ITEMS_MAX + 1]:
+        if t[0] < end:
+            continue
+        if not lead_in(context, document_id, t[0]):
+            break
+        out.append(t)
+        if len(out) == LIST_ITEMS_MAX:
+            break
+    return out
 
 
 _LEADS: OrderedDict[tuple[str, int, int], str] = OrderedDict()  # (document, start, end) -> lead-in
@@ -618,6 +747,7 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
         spans = list(ranges.get(doc_id, []))
         if doc is not None:
             spans += searched_ranges(query, doc, retriever, search_k)
+            spans += topic_ranges(query, doc, retriever)
         sents: dict[tuple[int, int], tuple[int, int, str]] = {}
         heading_at = getattr(context, "heading_at", None)
         for a, b in spans:
@@ -626,6 +756,9 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                 if (t[0], t[1]) not in sents and not reference_entry(t[2], heading) \
                         and not navigation_line(t[2], heading):
                     sents[(t[0], t[1])] = t
+        for t in [t for t in sents.values() if leads_a_list(t[2])]:
+            for item in list_items(context, doc_id, t[1]):
+                sents.setdefault((item[0], item[1]), item)
         units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
         for u in units:
             u.lead = lead_in(context, doc_id, u.start)

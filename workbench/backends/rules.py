@@ -235,9 +235,25 @@ _FOOTNOTE_TAIL = re.compile(r"(?<=[.)])\d{1,3}(?:\s+\d{1,3})*$")  # "platforms.2
 _LETTER_ENUM = re.compile(r"^\(?(?:[a-z]|[ivx]{1,4})[.)]\s+(?=\S)")
 
 
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+FURNITURE_MAX_WORDS = 12
+
+
+def _without_between_blocks(quote: str) -> str:
+    """A quote whose sentence runs over a page or column break holds, between its halves, the
+    blocks the break put there: a running header or footer, a page number ("Page 55 of 80",
+    "24 FREE CULTURE"). A sentence has no blank line of its own, so short blocks between its
+    first and last are that furniture: the answer sentence leaves them out (the quote keeps them)."""
+    pieces = _BLOCK_BREAK.split(quote)
+    if len(pieces) < 3:
+        return quote
+    middle = [p for p in pieces[1:-1] if len(p.split()) > FURNITURE_MAX_WORDS]
+    return "\n".join([pieces[0], *middle, pieces[-1]])
+
+
 def statement(quote: str) -> str:
     """A quote as an answer sentence body: whitespace collapsed, closing punctuation dropped."""
-    s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(quote.split()))
+    s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(_without_between_blocks(quote).split()))
     s = _FOOTNOTE_TAIL.sub("", s).rstrip(" .;:,")
     s = _LETTER_ENUM.sub("", s, count=1) or s  # "d. Neither party …" reads as "Neither party …"
     return s[:1].upper() + s[1:] if s[:1].islower() else s
@@ -250,6 +266,13 @@ def _same_text(a: str, b: str) -> bool:
 
 def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def _announces(lead: Evidence, item: Evidence) -> bool:
+    """Whether `item` is an item of the list `lead` introduces (its lead-in is lead's quote)."""
+    said = re.sub(r"[\W_]+", "", engine.lead_of(item)).casefold()
+    quote = re.sub(r"[\W_]+", "", lead.exact_quote).casefold()
+    return bool(said) and item is not lead and (quote.endswith(said) or said.endswith(quote))
 
 
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
@@ -265,6 +288,10 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
               and len(split_sentences(statement(e.exact_quote) + " [X].")) == 1]  # one quote, one sentence
     if any(e.extraction_confidence != "low" for e in usable):  # the clear requirements speak; weak ones wait
         usable = [e for e in usable if e.extraction_confidence != "low"]
+    announced = [e for e in usable if engine.leads_a_list(e.exact_quote)
+                 and not any(_announces(e, item) for item in usable)]
+    if len(announced) < len(usable):  # a lead-in without its items says only that a list follows
+        usable = [e for e in usable if e not in announced]
     groups: list[list[Evidence]] = []
     for e in usable:
         for g in groups:
