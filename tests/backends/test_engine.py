@@ -601,3 +601,32 @@ def test_an_answer_sentence_leaves_out_the_footer_between_the_halves_of_its_quot
     running = "a kind of cultural nobil-\n\n10 FREE CULTURE\n\n<http://free-culture.org/get-it>\n\nity; those within"
     assert "FREE CULTURE" not in statement(running) and "http" not in statement(running)
     assert statement("as set out in Section\n10\nof the Act.") == "As set out in Section 10 of the Act"
+
+
+@pytest.fixture(scope="module")
+def franchise(tmp_path_factory):
+    from tests.conftest import CORPUS
+    from workbench.service import Workbench
+
+    pdf = Path(CORPUS) / "pdfs" / "contract" / "CUAD_GOOSEHEAD-Franchise-Agreement.pdf"
+    if not pdf.is_file():
+        pytest.skip(f"shared corpus not found at {pdf}")
+    wb = Workbench(Settings(data_dir=tmp_path_factory.mktemp("franchise")))
+    return wb, wb.ingest(str(pdf), source_type="contract").id
+
+
+TERM_Q = "What is the term of the franchise agreement?"
+TERM = "will expire ten (10) years from the Effective Date"
+
+
+def test_the_clause_kind_asked_about_is_a_candidate_though_search_misses_it(franchise):
+    """An 80-page franchise agreement uses "term" and "franchise agreement" in a hundred sentences;
+    search by words and cosine never proposed the one that states the term. The clause-topic
+    model retrieves the units likeliest to be the kind of clause asked about, and it answers."""
+    wb, doc_id = franchise
+    doc, retriever = wb.parsed(doc_id), wb.retriever
+    searched = engine.searched_ranges(TERM_Q, doc, retriever)
+    assert not any(TERM in _flat(doc.text[a:b]) for a, b in searched)
+    assert any(TERM in _flat(doc.text[a:b]) for a, b in engine.topic_ranges(TERM_Q, doc, retriever))
+    [run] = wb.ask([TERM_Q], [doc_id])
+    assert TERM in _flat(run.answer.final_answer or "")
