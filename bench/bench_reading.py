@@ -110,7 +110,7 @@ def cut_in_phrase(quote: str, after: str) -> bool:
     if _SENTENCE_END.search(q):
         return False
     last = re.sub(r"\W+$", "", q).split()[-1:] or [""]
-    nxt = re.match(r"\s*,\s*(\S+(?:\s+\S+)?)\s*(?:,|\band\b|\bor\b)", after)
+    nxt = re.match(r"\s*,\s*(?:and\s+|or\s+)?(\w[\w-]*(?:\s+\w[\w-]*)?)\s*(?:[,.;:]|\band\b|\bor\b)", after)
     return last[0].lower() in _PHRASE_GOES_ON or bool(nxt and len(nxt.group(1).split()) <= 2)
 
 
