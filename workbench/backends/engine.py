@@ -431,9 +431,6 @@ def _opens_clause(head: str) -> bool:
     return head[:1].isupper() or bool(_ENUM.match(head)) or head[:1] in "\"\u201c("
 
 
-# A part of a sentence may not end on a word that promises more ("… without giving effect to",
-# "… on behalf of", "…, then"): what it promised is the part left out.
-
 # A part that opens with one of these is a condition or a concession: it needs its main clause.
 _SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the event|to the extent|provided|"
                           r"although|though|while|whereas|until|once|because|since|in case)\b", re.I)
@@ -444,9 +441,10 @@ _NOT_MAIN = re.compile(r"^(?:then\b\W*$|and|or|but|including|which|that|who|whom
 
 def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], e0: int) -> bool:
     """Whether text[s:e], a run of clauses cut at boundary `cut` (one of `cuts`) before its
-    sentence's end e0, can stand as a
-    quoted part: it does not end on a word that promises more, nor between the items of a list
-    ("… the Services you will offer, sell" — the list goes on ", and provide"), and a part that
+    sentence's end e0, can stand as a quoted part: it does not end on a word that promises more
+    ("… without giving effect to", "…, then": what it promised is the part left out), nor between
+    the items of a list ("… the Services you will offer, sell" — the list goes on ", and
+    provide"), and a part that
     opens with a condition ("If the subscriber serves a counter notification …, then") holds a
     main clause after a comma, with its modal ("…, Licensor may terminate"), not only the condition."""
     words = text[s:e].split()
@@ -510,6 +508,7 @@ TOPIC_K = 6  # units per contract the clause-topic model adds for a question abo
 TOPIC_ASKED = 0.5  # how surely the question must ask about one kind
 _KIND_ROWS: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()  # per document: P(unit is each kind)
 _KIND_ROWS_MAX = 32
+_KIND_LOCK = threading.Lock()
 
 
 def topic_ranges(query: str, doc: Any, retriever: Any, k: int = TOPIC_K) -> list[tuple[int, int]]:
@@ -532,11 +531,11 @@ def topic_ranges(query: str, doc: Any, retriever: Any, k: int = TOPIC_K) -> list
     if units.vectors is None or not units.texts:
         return []
     key = (doc.document.id, len(units.texts))
-    with _LEADS_LOCK:
+    with _KIND_LOCK:
         rows = _KIND_ROWS.get(key)
     if rows is None:
         rows = topics.kinds(units.vectors, units.texts)
-        with _LEADS_LOCK:
+        with _KIND_LOCK:
             _KIND_ROWS[key] = rows
             while len(_KIND_ROWS) > _KIND_ROWS_MAX:
                 _KIND_ROWS.popitem(last=False)
@@ -758,7 +757,8 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                     sents[(t[0], t[1])] = t
         for t in [t for t in sents.values() if leads_a_list(t[2])]:
             for item in list_items(context, doc_id, t[1]):
-                sents.setdefault((item[0], item[1]), item)
+                if not navigation_line(item[2], heading_at(doc_id, item[0]) if heading_at is not None else None):
+                    sents.setdefault((item[0], item[1]), item)
         units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
         for u in units:
             u.lead = lead_in(context, doc_id, u.start)
