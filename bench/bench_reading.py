@@ -11,7 +11,8 @@ Counted over the verified quotes, from what `ask` returns and the workspace's te
 measured with PYTHONPATH naming it):
 - interleaved: a quote whose lines, in text order, step sideways into another column at the
   same height (left by more than 20 pt without going down a line, or right past its line's end
-  within the same line band): lines of two columns read in turn;
+  within the same line band): lines of two columns read in turn (a clause number hanging in the
+  margin beside its first line, under 40 pt wide, is not a column);
 - heading or contents line: a quote with dot leaders to a page number, or with no sentence end
   whose words (numbering aside) are a title of the PDF's outline: it finds the way, states nothing.
 - cut in a phrase: a quote that stops on a word a phrase goes on from ("… without giving effect
@@ -85,10 +86,13 @@ def _bare(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", _NUMBERING.sub("", " ".join(text.lower().split())))
 
 
+HANGING_MARK_WIDTH = 40  # pt: "4.2.9" set apart at the left of its clause's first line is no column
+
+
 def interleaved(rects: list) -> bool:
     """Lines that step sideways into another column at the same height (see the module doc)."""
     for (p0, ax0, ay0, ax1, ay1), (p1, bx0, by0, _bx1, _by1) in zip(rects, rects[1:], strict=False):
-        if p0 != p1:
+        if p0 != p1 or ax1 - ax0 < HANGING_MARK_WIDTH:  # a clause number hanging in the margin: one line
             continue
         h = ay1 - ay0
         if bx0 < ax0 - 20 and by0 < ay0 + 0.5 * h:
