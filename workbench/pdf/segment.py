@@ -187,8 +187,8 @@ def _goes_on(a: str, b: str) -> bool:
     opens in lower case; `b` is not a list item. A list item ending "; and" is followed by the
     next item, and a hyphen goes on only into a lower-case word ("arti-" | "Unrestricted …" is
     the next column's paragraph)."""
-    a = a.rstrip()
-    if not a or a[-1] in ".!?:;\u037e)]\"\u201d" or len(a.split()) < REJOIN_MIN_WORDS:
+    a = a.rstrip().rstrip("\"'\u201d\u2019")  # '… entitled “Infringement,”' ends on its comma
+    if not a or a[-1] in ".!?:;\u037e)]" or len(a.split()) < REJOIN_MIN_WORDS:
         return False
     if not b[:1].isalpha() or _ITEM_START.match(b):
         return False
