@@ -212,11 +212,15 @@ class ParsedDocument:
         """text[start:end] as ranges without the running headers, footers and page numbers inside
         it: a sentence that runs over a page break holds the footer between its halves in the
         text, but the footer is not part of what it says, so it gets no box."""
-        furniture = self.furniture
-        if not furniture:
+        bounds = self.__dict__.get("_furniture_bounds")
+        if bounds is None:  # sorted (start, end) of the furniture lines, once
+            bounds = self.__dict__["_furniture_bounds"] = sorted((self.lines[i].start, self.lines[i].end)
+                                                                 for i in self.furniture)
+        if not bounds:
             return [(start, end)]
-        cuts = sorted((self.lines[i].start, self.lines[i].end) for i in furniture
-                      if self.lines[i].end > start and self.lines[i].start < end)
+        lo = max(0, bisect.bisect_left(bounds, (start, start)) - 1)
+        hi = bisect.bisect_left(bounds, (end, end))
+        cuts = [(a, b) for a, b in bounds[lo:hi] if b > start and a < end]
         parts: list[tuple[int, int]] = []
         pos = start
         for a, b in cuts:
