@@ -433,8 +433,8 @@ def _opens_clause(head: str) -> bool:
 
 # A part that opens with one of these is a condition or a concession: it needs its main clause.
 _SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the event|to the extent|provided|"
-                          r"although|though|while|whereas|until|once|because|since|in case|except|save as|"
-                          r"notwithstanding|subject to)\b", re.I)
+                          r"although|though|while|whereas|until|once|because|since|in case|except|save as)\b",
+                          re.I)
 _MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b", re.I)
 _NOT_MAIN = re.compile(r"^(?:then\b\W*$|and|or|but|including|which|that|who|whom|whose|such|as|if|unless|when|where|"
                        r"provided|except|other than)\b", re.I)
@@ -444,8 +444,9 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     """Whether text[s:e], a run of clauses cut at boundary `cut` (one of `cuts`) before its
     sentence's end e0, can stand as a quoted part: it does not end on a word that promises more
     ("… without giving effect to", "…, then": what it promised is the part left out), nor between
-    the items of a list (short pieces go on after it: "… you will offer" before ", sell, and
-    provide"; "… of New York" before ", United States, without reference to …" is no list), and
+    the items of a list (short pieces around the cut: "… you will offer" before ", sell, and
+    provide"; "… of New York" before ", United States, without reference to …" is no list, nor
+    "… in force" before "and effect."), and
     a part that opens with a condition or an exception ("If the subscriber serves a counter
     notification …, then", "Except as otherwise provided in this Agreement …") holds a main clause
     after a comma, with its modal ("…, Licensor may terminate"), not only the condition."""
@@ -453,9 +454,14 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     if not words or words[-1].strip("\"'()[]\u201c\u201d").lower() in OPEN_WORDS:
         return False
     inner = [b for b in cuts if s < b < e]
+    prev = max((b for b in cuts if b < cut), default=s)
     nxt = next((b for b in cuts if b > cut), e0)
     after = next((b for b in cuts if b > nxt), e0)
-    if len(text[cut:nxt].split()) <= 2 and len(text[nxt:after].split()) <= 3:  # short items go on: a list
+
+    def short(a: int, b: int) -> bool:
+        return 1 <= len(text[a:b].split()) <= 3
+
+    if short(cut, nxt) and (short(nxt, after) or short(prev, cut)):  # short items on both sides: a list
         return False
     body = _ENUM.sub("", text[s:e], count=1)
     if _SUBORDINATE.match(body):
