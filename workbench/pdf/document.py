@@ -187,7 +187,7 @@ class ParsedDocument:
         superscript between two quoted words)."""
         if not (0 <= start < end <= len(self.text)):
             raise ValueError(f"span [{start}, {end}) outside the text (0..{len(self.text)})")
-        ranges = parts or self.without_furniture(start, end)
+        ranges = parts or [(start, end)]
         chosen: list[int] = sorted({wi for a, b in ranges for wi in self.words_in(a, b)})
         groups: dict[tuple[int, int, int], list[Word]] = {}
         for wi in chosen:
@@ -210,8 +210,7 @@ class ParsedDocument:
 
     def without_furniture(self, start: int, end: int) -> list[tuple[int, int]]:
         """text[start:end] as ranges without the running headers, footers and page numbers inside
-        it: a sentence that runs over a page break holds the footer between its halves in the
-        text, but the footer is not part of what it says, so it gets no box."""
+        it, for a quote the anchor found only with them left out (its boxes then skip them)."""
         bounds = self.__dict__.get("_furniture_bounds")
         if bounds is None:  # sorted (start, end) of the furniture lines, once
             bounds = self.__dict__["_furniture_bounds"] = sorted((self.lines[i].start, self.lines[i].end)

@@ -202,7 +202,7 @@ def _goes_on(a: str, b: str) -> bool:
 def _rejoin(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
     """One sentence where a block, column or page break cut it in two, with only furniture
     (a running footer, a page number) or nothing between the halves. Its text then holds that
-    footer (the text is the document's own, offsets index it); the footer gets no box."""
+    footer (the text is the document's own, offsets index it); answers leave it out."""
     from workbench.pdf.document import Segment
 
     out: list[Segment] = []
