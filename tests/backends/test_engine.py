@@ -630,3 +630,24 @@ def test_the_clause_kind_asked_about_is_a_candidate_though_search_misses_it(fran
     assert any(TERM in _flat(doc.text[a:b]) for a, b in engine.topic_ranges(TERM_Q, doc, retriever))
     [run] = wb.ask([TERM_Q], [doc_id])
     assert TERM in _flat(run.answer.final_answer or "")
+
+
+def test_a_part_cut_at_the_word_limit_says_so():
+    """No clause of the DMCA's 60-word counter-notification sentence ends within 40 words: the
+    part quoted is cut at the word limit (not on "a" or "the"), and its rationale says that, not
+    "cut at a clause boundary"."""
+    counter = ("If the subscriber serves a counter notification complying with statutory requirements, including a "
+               "statement under penalty of perjury that the material was removed or disabled through mistake or "
+               "misidentification, then unless the copyright owner files an action seeking a court order against the "
+               "subscriber, the service provider must put the material back up within 10-14 business days.")
+    [unit] = engine.candidate_units("What must a notification include?", "d", [(0, len(counter), counter)])
+    assert unit.trimmed and unit.text.split()[-1].lower() not in {"a", "the", "an", "of", "to"}
+    assert unit.extra["at_clause"] is False
+    verdict = engine.judge_quote("What must a counter notification include?", unit.text, 0.9,
+                                 trimmed_from=unit.whole_words, at_clause=False)
+    assert "cut at the word limit" in verdict.rationale and "clause boundary" not in verdict.rationale
+    law = ("This Agreement will be interpreted and construed exclusively under the laws of the State of Texas, which "
+           "laws will prevail in the event of any conflict of law (without regard to, and without giving effect to, the "
+           "application of Texas choice-of-law rules); provided, however, that the parties agree otherwise.")
+    [unit] = engine.candidate_units("What law governs this agreement?", "d", [(0, len(law), law)])
+    assert unit.trimmed and unit.extra["at_clause"] is True

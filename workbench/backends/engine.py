@@ -498,10 +498,11 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
             key = (len(set(content_terms(text[s:e])) & terms), s == s0, wc)
             if best is None or key > best[0]:
                 best = (key, (s, e))
-    if best is None:  # no clause boundary fits: the sentence's first max_words words
-        toks = [m.end() for m in re.finditer(r"\S+", text[s0:e0])]
-        e = s0 + toks[max_words - 1]
-        return s0, trail_cut(text, s0, e), True
+    if best is None:  # no clause boundary fits: the sentence's first max_words words, not ending on "that"
+        words = list(re.finditer(r"\S+", text[s0:e0]))[:max_words]
+        while len(words) > min_words and words[-1].group(0).strip("\"'()[]\u201c\u201d,;:").lower() in OPEN_WORDS:
+            words.pop()
+        return s0, trail_cut(text, s0, s0 + words[-1].end()), True
     s, e = best[1]
     return s, e, True
 
@@ -573,7 +574,9 @@ def candidate_units(query: str, document_id: str, sentences: Sequence[tuple[int,
         if (s0 + s, s0 + e) in seen:
             continue
         seen.add((s0 + s, s0 + e))
-        out.append(Unit(document_id, s0 + s, s0 + e, t[s:e], trimmed, _wc(t, 0, len(t)) if trimmed else 0))
+        unit = Unit(document_id, s0 + s, s0 + e, t[s:e], trimmed, _wc(t, 0, len(t)) if trimmed else 0)
+        unit.extra["at_clause"] = not trimmed or cut_at_clause(t, e)
+        out.append(unit)
     return out
 
 
@@ -972,14 +975,21 @@ def clause_kind(question: str, quote: str, document_id: str | None = None) -> st
     return kind(question, quote, weights_for(document_id)) if kind is not None else None
 
 
-def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0,
+def cut_at_clause(text: str, end: int) -> bool:
+    """Whether a part of a sentence ending at `end` of `text` ends where a clause does (a comma,
+    semicolon or colon, or and/or, unless … follows), not at the 40-word limit inside a clause."""
+    return bool(re.match(r"[\s\W]*$|\s*(?:[,;:]|(?:and/or|and|or|unless|provided that|except that)\b)", text[end:]))
+
+
+def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0, at_clause: bool = True,
                 kind: str | None = None, lead: str = "") -> QuoteVerdict:
     """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
     states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference).
     `kind`: the kind of clause the quote is, as the question asks (clause_kind), for the rationale;
     `lead`: the lead-in of the list the quote is an item of, which the relevance read with it."""
     q = " ".join(quote.split())
-    part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, cut at a clause boundary)" if trimmed_from else ""
+    cut = "cut at a clause boundary" if at_clause else "cut at the word limit: no clause ends within it"
+    part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, {cut})" if trimmed_from else ""
     if lead:
         part += f'; read as an item of the list introduced by "{lead_tail(lead)}"'
     if kind and relevance >= RELEVANT:

@@ -344,7 +344,8 @@ class RulesBackend:
     def __init__(self, settings: Settings):
         self.settings = settings
         self._usage: dict[str, StageUsage] = {}
-        self._trimmed: dict[tuple[str, int, int], int] = {}  # span -> words of its whole sentence
+        # span -> words of its whole sentence, and whether the part ends where a clause does
+        self._trimmed: dict[tuple[str, int, int], tuple[int, bool]] = {}
         self._relevance: dict[str, float] = {}  # evidence ID -> relevance at its last verification
 
     def _count(self, stage: str, t0: float) -> None:
@@ -377,7 +378,7 @@ class RulesBackend:
             ch = next((c for c in chunks if c.document_id == u.document_id and c.start <= u.start < c.end), None)
             conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= engine.RELEVANT else "low"
             if u.trimmed:
-                self._trimmed[(u.document_id, u.start, u.end)] = u.whole_words
+                self._trimmed[(u.document_id, u.start, u.end)] = (u.whole_words, u.extra.get("at_clause", True))
             out.append(Candidate(exact_quote=u.text, chunk_id=ch.chunk_id if ch else f"{u.document_id[:8]}-s{u.start}",
                                  document_id=u.document_id,
                                  section_heading=context.heading_at(u.document_id, u.start) or (ch.section_heading if ch else None),
@@ -410,10 +411,11 @@ class RulesBackend:
         rel = engine.SCORES("relevance", question, [engine.judged_text(e) for e in evidence], [e.document_id for e in evidence])
         out = []
         for e, r in zip(evidence, rel, strict=True):
-            whole = self._trimmed.get((e.document_id, e.span.start, e.span.end), 0) if e.span else 0
+            whole, at_clause = self._trimmed.get((e.document_id, e.span.start, e.span.end), (0, True)) if e.span \
+                else (0, True)
             kind = engine.clause_kind(question, e.exact_quote, e.document_id) if r >= engine.RELEVANT else None
-            v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole, kind=kind,
-                                   lead=engine.lead_of(e))
+            v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole, at_clause=at_clause,
+                                   kind=kind, lead=engine.lead_of(e))
             self._relevance[e.requirement_id] = float(r)
             reason = v.reason if v.reason in _REASONS else (None if v.verified else "does_not_address_question")
             out.append(Verification(requirement_id=e.requirement_id, verified=v.verified, rejection_reason=reason,
