@@ -329,3 +329,37 @@ def test_a_lost_library_is_rebuilt_from_the_document_files_and_lost_files_are_em
     assert [c.chunk_id for c in Retriever(settings, fresh).retrieve("password length", [doc], top_k=3)] == \
         [c.chunk_id for c in first]
     assert fresh.texts_embedded > 1  # both copies gone: the chunks were embedded again
+
+
+def test_a_question_on_a_built_library_reads_faiss_without_importing_llama_index(settings, embedder):
+    """llama_index.core costs ~1 s to import: a warm CLI question (a new process on a built data
+    dir) reads the same FAISS files directly and ranks as the llama-index store does."""
+    import subprocess
+    import sys
+
+    from llama_index.core.vector_stores.types import VectorStoreQuery
+
+    doc, other = _doc(), FakeDoc([["# Travel", "Employees must book flights through the travel desk."]])
+    r = Retriever(settings, embedder)
+    r.index(doc)
+    r.index(other)
+    qvec = embedder.embed(["How long must a password be?"])[0]
+    via_llama = r.store.library.query(VectorStoreQuery(query_embedding=qvec.tolist(), similarity_top_k=3))
+    docs, chunks, sims = r.store.vectors.search(qvec, 3)
+    assert via_llama.ids == [f"{d}:{c}" for d, c in zip(docs, chunks.tolist(), strict=True)]
+    assert via_llama.similarities == sims.tolist()
+
+    child = f"""
+import sys
+from tests.index.fakes import FakeDoc
+from tests.index.test_retrieve import _doc
+from workbench.config import Settings
+from workbench.index.embed import Embedder
+from workbench.index.retrieve import Retriever
+r = Retriever(Settings(data_dir={str(settings.data_dir)!r}, chunk_words=40, embed_threads=1), Embedder(threads=1))
+hit = r.retrieve("How long must a password be?", [_doc(), FakeDoc({[['# Travel', 'Employees must book flights through the travel desk.']]!r})], top_k=1)[0]
+print(hit.document_id, "twelve characters" in hit.text, any(m.startswith("llama_index") for m in sys.modules))
+"""
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2], env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    assert out.stdout.split() == [doc.document.id, "True", "False"], out.stderr

@@ -2,8 +2,8 @@
 vector share = settings.vector_weight). On ContractNLI the two rarely agree on the top span and
 their rank mix beats either alone (notes/dependency-facts.md).
 
-A question's cosines come from the library index (llama-index vector store over FAISS, filtered
-to the question's documents); a claim's segment search stays within one document's own vectors."""
+A question's cosines come from the library index (the FAISS index llama-index serves as a vector
+store, searched directly and filtered to the question's documents); a claim's segment search stays within one document's own vectors."""
 
 from __future__ import annotations
 
@@ -132,31 +132,27 @@ class Retriever:
         return [chunks[i].model_copy(update={"score": float(scores[i])}) for i in best]
 
     def _cosines(self, question: str, indexes: list, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The question's vector and its cosine with each chunk (in `indexes` order), by one
-        filtered query on the library's llama-index vector store."""
-        qvec = np.asarray(self.store.embed_model().get_query_embedding(question), dtype=np.float32)
+        """The question's vector and its cosine with each chunk (in `indexes` order)."""
+        qvec = np.asarray(self.store.embedder.embed([question])[0], dtype=np.float32)
         return qvec, self.library_cosines(qvec, indexes, n)
 
     def library_cosines(self, qvec: np.ndarray, indexes: list, n: int) -> np.ndarray:
         """The cosine of a query vector with each chunk of `indexes` (in that order; -inf where
-        the library returned none), by one filtered llama-index query on the FAISS library."""
-        from llama_index.core.vector_stores.types import VectorStoreQuery
-
-        from workbench.index.library import document_filter
-
-        library = self.store.library
+        the library returned none), by one search of the library's FAISS index filtered to
+        their documents (the vectors the llama-index vector store serves; read directly, so a
+        question does not import llama-index)."""
+        vectors = self.store.vectors
         ids = [di.document_id for di in indexes]
-        whole = set(ids) == set(library.document_ids())
-        result = library.query(VectorStoreQuery(query_embedding=qvec.tolist(), similarity_top_k=n,
-                                                filters=None if whole else document_filter(ids)), with_nodes=False)
+        whole = set(ids) == set(vectors.document_ids())
+        docs, chunks, sims = vectors.search(qvec, n, None if whole else ids)
         offset, at = {}, 0
         for di in indexes:
             offset[di.document_id] = at
             at += len(di.chunks)
         cos = np.full(n, -np.inf, dtype=np.float32)
-        if result.document_ids:
-            where = np.fromiter((offset[d] for d in result.document_ids), np.int64, len(result.document_ids))
-            cos[where + result.chunks] = result.similarities
+        if docs:
+            where = np.fromiter((offset[d] for d in docs), np.int64, len(docs))
+            cos[where + chunks] = sims
         return cos
 
     def _union(self, indexes: list) -> Units:

@@ -243,20 +243,33 @@ class IndexStore:
         self.max_documents = max_documents
         self._cache: OrderedDict[tuple[str, str], DocumentIndex] = OrderedDict()
         self._lock = threading.Lock()
+        self._vectors = None
         self._library = None
         self._llama_index = None
         self._embed_model = None
 
     # --- the library index ----------------------------------------------------------------
     @property
+    def vectors(self):
+        """The library's FAISS files (FaissLibrary), loaded on first use; no llama-index import."""
+        if self._vectors is None:
+            with self._lock:
+                if self._vectors is None:
+                    from workbench.index.faiss_store import FaissLibrary
+
+                    self._vectors = FaissLibrary(self.root / "library")
+        return self._vectors
+
+    @property
     def library(self):
-        """The LibraryVectorStore (llama-index vector store over FAISS), loaded on first use."""
+        """The same vectors as a llama-index vector store (LibraryVectorStore), made on first use."""
         if self._library is None:
+            vectors = self.vectors
             with self._lock:
                 if self._library is None:
                     from workbench.index.library import LibraryVectorStore
 
-                    self._library = LibraryVectorStore(self.root / "library", node_loader=self.node)
+                    self._library = LibraryVectorStore(vectors, node_loader=self.node)
         return self._library
 
     def embed_model(self):
@@ -277,7 +290,7 @@ class IndexStore:
         return self._llama_index
 
     def library_has(self, document_id: str, text_sha256: str, chunks: int) -> bool:
-        entry = self.library.entry(document_id)
+        entry = self.vectors.entry(document_id)
         return entry is not None and entry.get("text_sha256") == text_sha256 and entry.get("chunks") == chunks
 
     def ensure_in_library(self, di: DocumentIndex, vectors: np.ndarray) -> None:
@@ -296,7 +309,8 @@ class IndexStore:
 
     def remove(self, document_id: str) -> None:
         """Take a document out of the library index and delete its files."""
-        self.library.delete(document_id)
+        with self.vectors.writing():
+            self.vectors.remove(document_id)
         with self._lock:
             for key in [k for k in self._cache if k[0] == document_id]:
                 del self._cache[key]
