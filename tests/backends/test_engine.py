@@ -591,6 +591,11 @@ def test_a_quoted_part_ends_where_a_clause_ends_not_inside_a_list_or_a_phrase():
               "approved in writing by Franchisor, Member will not, either directly or indirectly, for itself, or "
               "through, on behalf of, or in conjunction with any person, persons, partnership, corporation, or entity:")
     assert _part(member, "What may the member not do?").split()[-1] not in {"of", "not", "through"}
+    offers = ("You acknowledge and agree that we may modify the terms under which we will offer franchises to other "
+              "parties in any manner and at any time, which offers and agreements have or may have terms, conditions, "
+              "and obligations that may differ from the terms, conditions, and obligations in this Agreement.")
+    part = _part(offers, "May the franchisor offer franchises to others on different terms?")
+    assert not part.endswith(("terms", "conditions")), part
 
 
 def test_an_answer_sentence_leaves_out_the_footer_between_the_halves_of_its_quote():

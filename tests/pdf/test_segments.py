@@ -103,6 +103,18 @@ def test_article_label_and_title_on_separate_blocks_make_one_heading(corpus: Pat
     assert "ARTICLE 2 LICENSES" in heads and "2.4 Restrictive Covenants." in heads
 
 
+def test_a_section_number_on_its_own_line_heads_the_title_below_it(corpus: Path):
+    """Goosehead's "2" / "TERM AND RENEWAL" sit inside a body block with no outline: the number and
+    its title are one numbered heading, and run-in headings mid-block ("1.4 Limits on …") count."""
+    doc = open_pdf(corpus / "pdfs/contract/CUAD_GOOSEHEAD-Franchise-Agreement.pdf")
+    heads = [h.heading for h in doc.headings()]
+    assert "2 TERM AND RENEWAL" in heads and "1.4 Limits on Where You May Operate." in heads
+    term = _seg_with(doc, "will expire ten (10) years from the Effective Date")
+    assert term.heading == "2.1 Term." and term.text.startswith("The term of this Agreement")
+    item = _seg_with(doc, "You agree to give us written notice of your choice to renew")
+    assert item.text.startswith("2.2.1") and item.kind == "sentence"  # a clause number stays with its clause
+
+
 def test_every_segment_has_something_to_quote(make_unicode_pdf):
     doc = open_pdf(make_unicode_pdf(["The royalty is [***]. [***]. • The term is five years."]))
     texts = [s.text for s in doc.segments()]

@@ -461,6 +461,20 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     def short(a: int, b: int) -> bool:
         return 1 <= len(text[a:b].split()) <= 3
 
+    def after_comma(b: int) -> bool:
+        return text[:b].rstrip()[-1:] in (",", ";")
+
+    if after_comma(cut):  # list items are the pieces between commas ("at any time," is none: "and" cut it short)
+        commas = [b for b in cuts if after_comma(b)]
+        prev = max((b for b in commas if b < cut), default=s)
+        nxt = next((b for b in commas if b > cut), e0)
+        after = next((b for b in commas if b > nxt), e0)
+        def last_item(a: int, b: int) -> bool:
+            return bool(re.match(r"\s*(?:and|or)\s", text[a:b], re.I))
+
+        if not any(c.isdigit() for c in text[prev:nxt]) and (
+                (prev > s and short(prev, cut) and last_item(cut, nxt)) or (short(cut, nxt) and last_item(nxt, after))):
+            return False  # "… have terms, conditions" before "and obligations that …", or "… have terms" before it
     if short(cut, nxt) and (short(nxt, after) or short(prev, cut)):  # short items on both sides: a list
         return False
     body = _ENUM.sub("", text[s:e], count=1)

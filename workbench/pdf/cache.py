@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 # Bump when ParsedDocument's fields or the text extraction change: files of other versions are
 # then ignored (and replaced on the next parse).
-PARSER_VERSION = 5
+PARSER_VERSION = 6
 
 
 class ParsedCache:

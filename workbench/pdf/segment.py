@@ -25,6 +25,8 @@ _NUMBERED = re.compile(
 )
 MAX_HEADING_WORDS = 14
 # A bare label whose title follows on the next line or block: "ARTICLE 2" / "LICENSES".
+# A bare section number on a line of its own, its title on the next line ("2" / "TERM AND RENEWAL").
+_BARE_NUMBER = re.compile(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?|[IVX]{1,5}\.)\s*$")
 _LABEL = re.compile(r"^(?:article|section|part|chapter|schedule|exhibit|appendix|annex)\s+[0-9ivxlcdm.]+\s*$", re.I)
 # A numbered run-in heading: "2.4 Restrictive Covenants." / "Section 5. Term." — short, title case.
 _RUN_IN = re.compile(
@@ -238,7 +240,8 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
                 s += 1
             if e <= s or not any(c.isalnum() for c in text[s:e]):  # "[***]", "•": nothing to quote
                 continue
-            if n == 0 and _RUN_IN.match(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
+            at_line_start = s == start or text[s - 1] == "\n"
+            if at_line_start and _RUN_IN.match(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
                 heading = " ".join(text[s:e].split())
                 out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "heading"))
             elif n == 0 and (k := run_in_label(text[s:e])):  # "Dual Chunk Attention with YARN To expand …"
@@ -252,6 +255,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
     body_end = 0
     prev_key: tuple[int, int] | None = None
     prev_ends = True
+    pending_number = None  # a bare section number line waiting to see if a title follows
     block_lines: dict[tuple[int, int], int] = {}
     for ln in doc.lines:
         block_lines[(ln.page, ln.block)] = block_lines.get((ln.page, ln.block), 0) + 1
@@ -269,6 +273,23 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
         width = max(w.x1 for w in ws) - min(w.x0 for w in ws)
         vertical = ln.y1 - ln.y0 > 2 * width  # side text rotated 90°: tall boxes, not a big font
         alone = block_lines[blk] == 1
+        number, pending_number = pending_number, None
+        titled = not vertical and not _BARE_NUMBER.match(lt) and _is_heading(lt, ln.y1 - ln.y0, body, True, alone)
+        if number is not None and titled and (number.page, number.block) == blk:
+            heading = " ".join(text[number.start:ln.end].split())  # "2" / "TERM AND RENEWAL": one heading
+            out.append(Segment(number.start, ln.end, number.page, text[number.start:ln.end], heading, "heading"))
+            prev_ends = True
+            continue
+        if number is not None:  # no title follows: the number opens a body line after all
+            if (number.page, number.block) == blk:
+                body_start, body_end, prev_ends = number.start, number.end, False
+            else:
+                flush(number.start, number.end)
+        if prev_ends and not alone and _BARE_NUMBER.match(lt):
+            flush(body_start, body_end)  # a section number alone on its line: a heading's, if a title follows
+            body_start = None
+            pending_number = ln
+            continue
         if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends, alone):
             flush(body_start, body_end)
             body_start = None
@@ -287,5 +308,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             body_start = ln.start
         body_end = ln.end
         prev_ends = lt.rstrip()[-1:] in ".!?:;" if lt.strip() else True
+    if pending_number is not None:
+        flush(pending_number.start, pending_number.end)
     flush(body_start, body_end)
     return out
