@@ -31,7 +31,7 @@ FUNCTION_WORDS = STOPWORDS | frozenset(
 
 @lru_cache(maxsize=1)
 def _stemmer():
-    from nltk.stem.porter import PorterStemmer
+    from workbench.text.porter import PorterStemmer
 
     return PorterStemmer()
 
