@@ -596,6 +596,12 @@ def test_a_quoted_part_ends_where_a_clause_ends_not_inside_a_list_or_a_phrase():
               "and obligations that may differ from the terms, conditions, and obligations in this Agreement.")
     part = _part(offers, "May the franchisor offer franchises to others on different terms?")
     assert not part.endswith(("terms", "conditions")), part
+    assert part.endswith("in any manner and at any time")  # "and" bounds make no list items
+    solicit = ("(i) Solicit, divert or attempt to solicit or divert any business or customer of the Franchised Business "
+               "or of any Franchised Business using the System to a Competitive Business, by direct or indirect "
+               "inducement or otherwise, or do or perform, directly or indirectly, any other act injurious or "
+               "prejudicial to the goodwill associated with Franchisor's Proprietary Marks and the System.")
+    assert not _part(solicit, "What may the member not do?").endswith("perform")
 
 
 def test_an_answer_sentence_leaves_out_the_footer_between_the_halves_of_its_quote():

@@ -464,16 +464,16 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     def after_comma(b: int) -> bool:
         return text[:b].rstrip()[-1:] in (",", ";")
 
-    if after_comma(cut):  # list items are the pieces between commas ("at any time," is none: "and" cut it short)
+    def last_item(a: int, b: int) -> bool:
+        return bool(re.match(r"\s*(?:and|or)\s", text[a:b], re.I))
+
+    if after_comma(cut):  # what follows is read in comma pieces ("at any time, which offers and" is none)
         commas = [b for b in cuts if after_comma(b)]
-        prev = max((b for b in commas if b < cut), default=s)
+        prev_c = max((b for b in commas if b < cut), default=s)
         nxt = next((b for b in commas if b > cut), e0)
         after = next((b for b in commas if b > nxt), e0)
-        def last_item(a: int, b: int) -> bool:
-            return bool(re.match(r"\s*(?:and|or)\s", text[a:b], re.I))
-
-        if not any(c.isdigit() for c in text[prev:nxt]) and (
-                (prev > s and short(prev, cut) and last_item(cut, nxt)) or (short(cut, nxt) and last_item(nxt, after))):
+        if not any(c.isdigit() for c in text[prev_c:nxt]) and (
+                (prev_c > s and short(prev_c, cut) and last_item(cut, nxt)) or (short(cut, nxt) and last_item(nxt, after))):
             return False  # "… have terms, conditions" before "and obligations that …", or "… have terms" before it
     if short(cut, nxt) and (short(nxt, after) or short(prev, cut)):  # short items on both sides: a list
         return False
