@@ -602,6 +602,11 @@ def test_a_quoted_part_ends_where_a_clause_ends_not_inside_a_list_or_a_phrase():
                "inducement or otherwise, or do or perform, directly or indirectly, any other act injurious or "
                "prejudicial to the goodwill associated with Franchisor's Proprietary Marks and the System.")
     assert not _part(solicit, "What may the member not do?").endswith("perform")
+    covenant = ("(b) Member covenants and agrees that during the term of the Franchise Agreement, except as otherwise "
+                "approved in writing by Franchisor, Member will not, either directly or indirectly, for itself, or "
+                "through, on behalf of, or in conjunction with any person, persons, partnership, corporation, or entity:")
+    s, e, _ = engine.fit_unit(covenant, 0, len(covenant), set(content_terms("What is the term of the agreement?")), 10, 40)
+    assert "Member will not" in covenant[s:e]  # never "… agrees that during the term …, except as … Franchisor"
 
 
 def test_an_answer_sentence_leaves_out_the_footer_between_the_halves_of_its_quote():

@@ -436,6 +436,12 @@ _SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the ev
                           r"although|though|while|whereas|until|once|because|since|in case|except|save as)\b",
                           re.I)
 _MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b", re.I)
+# "… agrees that during the term …, except as …": a that-clause opened by an adverbial phrase;
+# its verb comes after the phrase, so a part ending before any verb states nothing.
+_THAT_ADVERBIAL = re.compile(r"\bthat\s*,?\s*(?:during|in|upon|on|if|unless|except|notwithstanding|for|after|before|"
+                             r"within|subject|to the extent|when|where|while|until|following|prior to|at)\b", re.I)
+_VERB_AFTER = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|is|are|was|were|has|have|had|does|do|"
+                         r"did)\b", re.I)
 _NOT_MAIN = re.compile(r"^(?:then\b\W*$|and|or|but|including|which|that|who|whom|whose|such|as|if|unless|when|where|"
                        r"provided|except|other than)\b", re.I)
 
@@ -447,6 +453,8 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     the items of a list (short pieces around the cut: "… you will offer" before ", sell, and
     provide"; "… of New York" before ", United States, without reference to …" is no list, nor
     "… in force" before "and effect."), and
+    a that-clause opened by an adverbial phrase keeps its verb ("… agrees that during the term
+    …, except as otherwise approved by Franchisor" is not whole), and
     a part that opens with a condition or an exception ("If the subscriber serves a counter
     notification …, then", "Except as otherwise provided in this Agreement …") holds a main clause
     after a comma, with its modal ("…, Licensor may terminate"), not only the condition."""
@@ -478,6 +486,9 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     if short(cut, nxt) and (short(nxt, after) or short(prev, cut)):  # short items on both sides: a list
         return False
     body = _ENUM.sub("", text[s:e], count=1)
+    that = list(_THAT_ADVERBIAL.finditer(body))
+    if that and not _VERB_AFTER.search(body, that[-1].end()):
+        return False  # "Member covenants and agrees that during the term …, except as otherwise approved …"
     if _SUBORDINATE.match(body):
         return any(text[:b].rstrip()[-1:] in (",", ";", ":") and _MODAL.search(text[b:e])
                    and not _NOT_MAIN.match(text[b:e].lstrip()) for b in inner)
