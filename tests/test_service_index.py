@@ -41,3 +41,28 @@ def test_a_question_on_a_document_not_yet_indexed_reports_the_indexing(data_dir,
     (run,) = wb.runs()
     assert run.stage_timings["indexing"] > 0  # the audit trail says what the first question paid for
     assert run.audit_trail()["evidence_audit_trail"]["stage_timings"]["indexing"] > 0
+
+
+def test_a_warm_question_in_a_new_process_imports_no_pdf_llama_or_nltk_code(data_dir, make_pdf):
+    """A CLI question on a built workspace pays only for what it uses: the parsed document comes
+    from the cache (no pymupdf), the library's vectors from FAISS (no llama-index), stems from
+    the vendored Porter stemmer (no nltk): about 1.5 s of imports less (BENCHMARKS.md)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    wb = Workbench(Settings(data_dir=data_dir))
+    doc = wb.ingest(make_pdf([POLICY]), "policy.pdf", source_type="policy")
+    wb.ask(["How long must audit logs be retained?"], [doc.id])  # builds the index
+    child = f"""
+import sys
+from pathlib import Path
+from workbench.config import Settings
+from workbench.service import Workbench
+run, = Workbench(Settings(data_dir=Path({str(data_dir)!r}))).ask(["Who must return badges?"], [{doc.id!r}])
+print(run.answer.result is None, sorted({{m.split(".")[0] for m in sys.modules}} & {{"pymupdf", "llama_index", "nltk"}}))
+"""
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1], env=dict(os.environ, WORKBENCH_DATA_DIR=str(data_dir)))
+    assert out.stdout.split("\n")[0] == "True []", out.stdout + out.stderr

@@ -15,11 +15,10 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 
-import pymupdf
-
 from workbench.export.bundle import ExportBundle
 from workbench.models import EvidenceStatus, Span
 from workbench.pdf import active
+from workbench.pdf.mupdf import mupdf
 
 COLOURS = {"supported": (0.35, 0.85, 0.35), "unsupported": (1.0, 0.45, 0.45), "mixed": (1.0, 0.78, 0.2)}
 
@@ -68,6 +67,7 @@ def _items_by_document(bundle: ExportBundle) -> dict[str, list[_Item]]:
 
 def annotate(pdf: bytes, items: list[_Item]) -> bytes:
     """Return a copy of `pdf` with the items highlighted and its active content removed."""
+    pymupdf = mupdf()
     doc = pymupdf.open(stream=pdf, filetype="pdf")
     try:
         active.strip(doc)

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pymupdf
+from workbench.pdf.mupdf import mupdf
+
+if TYPE_CHECKING:
+    import pymupdf
 
 _JS = re.compile(r"/S\s*/JavaScript\b|/JS\b|/JavaScript\s*(?:\d+\s+\d+\s+R|<<)")
 _LAUNCH = re.compile(r"/S\s*/Launch\b")
@@ -80,7 +84,7 @@ def strip(doc: pymupdf.Document) -> None:
     """Remove JavaScript, launch actions, embedded files and attachments from the open document,
     in place. Links to pages and web addresses, highlights and page content are kept."""
     for page in doc:
-        for annot in list(page.annots(types=[pymupdf.PDF_ANNOT_FILE_ATTACHMENT]) or []):
+        for annot in list(page.annots(types=[mupdf().PDF_ANNOT_FILE_ATTACHMENT]) or []):
             page.delete_annot(annot)
     for name in doc.embfile_names():
         doc.embfile_del(name)

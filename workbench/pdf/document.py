@@ -8,9 +8,7 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeVar
-
-import pymupdf
+from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
@@ -19,7 +17,11 @@ from workbench.pdf import active, anchor, labels, segment
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, page_blocks
 from workbench.pdf.furniture import furniture_lines
 from workbench.pdf.limits import shown_glyphs_floor
+from workbench.pdf.mupdf import mupdf
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
+
+if TYPE_CHECKING:
+    import pymupdf
 
 PAGE_SEP = "\n\n"
 _new_word = tuple.__new__  # builds a Word without NamedTuple's Python-level __new__ (ingest speed)
@@ -144,7 +146,7 @@ class ParsedDocument:
             pdf = self.__dict__.get("pdf_labels")
             if pdf is None and self.pdf_bytes:  # built without labels: read them from the bytes now
                 try:
-                    with pymupdf.open(stream=self.pdf_bytes, filetype="pdf") as doc:
+                    with mupdf().open(stream=self.pdf_bytes, filetype="pdf") as doc:
                         pdf = labels.pdf_page_labels(doc) if not doc.needs_pass else []
                 except Exception:  # noqa: BLE001 - labels are an extra; the text is what counts
                     pdf = []
@@ -305,7 +307,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     lines: list[Line] = []
     failed: list[int] = []
     shown_floor = 0  # glyphs the pages so far show at least (limits.py)
-    pymupdf.TOOLS.reset_mupdf_warnings()
+    mupdf().TOOLS.reset_mupdf_warnings()
     try:
         for pno in range(doc.page_count):
             page = doc[pno]
@@ -357,7 +359,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     finally:
         doc.close()
     text = "".join(parts)
-    mupdf_says = " ".join(pymupdf.TOOLS.mupdf_warnings().split())
+    mupdf_says = " ".join(mupdf().TOOLS.mupdf_warnings().split())
     if "error" in mupdf_says.lower():
         warnings.append(f"some page content is damaged ({mupdf_says[:100]}): text may be incomplete; "
                         "check quotes against the page")

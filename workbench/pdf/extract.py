@@ -6,11 +6,15 @@ same words a reader of the page gets back (ligatures kept, no dehyphenation)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pymupdf
 
-WORD_FLAGS = pymupdf.TEXTFLAGS_WORDS
+from workbench.pdf.mupdf import mupdf
+
+if TYPE_CHECKING:
+    import pymupdf
+
 LINE_SEP = "\n"
 BLOCK_SEP = "\n\n"
 
@@ -21,7 +25,7 @@ RawWord = tuple[float, float, float, float, str, int, int, int]
 
 def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
     """Blocks → lines → words, blocks in reading order (see order_blocks)."""
-    raw = page.get_text("words", flags=WORD_FLAGS, sort=False)
+    raw = page.get_text("words", flags=mupdf().TEXTFLAGS_WORDS, sort=False)
     blocks: dict[int, dict[int, list[RawWord]]] = {}
     for w in raw:
         if w[4]:

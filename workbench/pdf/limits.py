@@ -17,8 +17,10 @@ the page is refused, which errs on the safe side."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-import pymupdf
+if TYPE_CHECKING:
+    import pymupdf
 
 # One left-to-right pass, linear in the stream whatever it holds (a regex for whole strings
 # rescans from every "(" of an unclosed string: quadratic on a hostile stream).

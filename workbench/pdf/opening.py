@@ -6,8 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pymupdf
+from typing import TYPE_CHECKING
 
 from workbench.config import Settings, defaults
 from workbench.errors import (
@@ -19,9 +18,10 @@ from workbench.errors import (
     TooManyPagesError,
     WrongPasswordError,
 )
+from workbench.pdf.mupdf import mupdf
 
-pymupdf.TOOLS.mupdf_display_errors(False)  # MuPDF's repair chatter goes to warnings, not stderr
-pymupdf.TOOLS.mupdf_display_warnings(False)
+if TYPE_CHECKING:
+    import pymupdf
 
 
 @dataclass
@@ -60,9 +60,9 @@ def open_bytes(data: bytes, filename: str, *, password: str | None, settings: Se
         )
     if b"%PDF-" not in data[:1024]:
         raise NotAPdfError(f"{filename} is not a PDF (no %PDF header): export or save it as PDF first")
-    pymupdf.TOOLS.reset_mupdf_warnings()
+    mupdf().TOOLS.reset_mupdf_warnings()
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
+        doc = mupdf().open(stream=data, filetype="pdf")
     except Exception as exc:  # MuPDF raises its own FzError subclasses
         raise DamagedPdfError(
             f"{filename} is damaged beyond repair ({' '.join(str(exc).split())[:120]}): "

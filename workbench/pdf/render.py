@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import math
 
-import pymupdf
-
 from workbench.config import default
 from workbench.errors import RenderError
+from workbench.pdf.mupdf import mupdf
 
 # JPEG's own limit is 65,535 px a side; a long thin page stays well inside it.
 MAX_SIDE = 30_000
@@ -36,7 +35,7 @@ class PageImages:
     def __init__(self, data: bytes, max_pixels: int = default("render_max_pixels")):
         self.max_pixels = max_pixels
         try:
-            self._doc = pymupdf.open(stream=data, filetype="pdf")
+            self._doc = mupdf().open(stream=data, filetype="pdf")
         except Exception as exc:  # noqa: BLE001 - MuPDF's FzError* family
             raise RenderError(f"the PDF cannot be opened for drawing ({_said(exc)})") from exc
 
@@ -59,7 +58,7 @@ class PageImages:
         page out of range, RenderError when MuPDF cannot draw it."""
         z = self.zoom_for(page, zoom)
         try:
-            pix = self._doc[page - 1].get_pixmap(matrix=pymupdf.Matrix(z, z), alpha=False)
+            pix = self._doc[page - 1].get_pixmap(matrix=mupdf().Matrix(z, z), alpha=False)
             return pix.tobytes("jpeg", jpg_quality=quality)
         except MemoryError as exc:
             raise RenderError(f"page {page} is too big to draw in memory: open it in a PDF reader") from exc

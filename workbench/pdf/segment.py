@@ -90,10 +90,10 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
 
 def _outline(doc: ParsedDocument) -> list[tuple[int, str]]:
     """(offset, title) of the PDF outline's entries, found on their pages; [] without an outline."""
-    import pymupdf
+    from workbench.pdf.mupdf import mupdf
 
     try:
-        with pymupdf.open(stream=doc.pdf_bytes, filetype="pdf") as pdf:
+        with mupdf().open(stream=doc.pdf_bytes, filetype="pdf") as pdf:
             toc = pdf.get_toc(simple=True)
     except Exception:  # noqa: BLE001 - an unreadable outline is no outline
         return []
