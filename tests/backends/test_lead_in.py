@@ -186,3 +186,34 @@ def test_an_answer_leaves_out_a_lead_in_whose_items_it_does_not_quote():
     engine._remember({("d", 90, 90 + len(item.exact_quote)): lead.exact_quote})
     draft = compose_from_quotes([lead, item, other])
     assert draft.final_answer.index("REQ-S001") < draft.final_answer.index("REQ-S003")
+
+
+
+def test_an_answer_leaves_out_an_item_that_says_nothing_without_its_lead_in():
+    """Goosehead's non-compete items came into a term answer without their lead-in ("Member will
+    not, either directly or indirectly, …:"): "Solicit, divert or attempt to solicit …" read as
+    an order, the opposite of what the agreement says. An item with its own modal stays."""
+    from workbench.backends.rules import compose_from_quotes
+    from workbench.models import Evidence, Span
+
+    def ev(rid: str, quote: str, start: int) -> Evidence:
+        span = Span(document_id="g", page=1, pages=[1], start=start, end=start + len(quote), text=quote,
+                    text_sha256="0" * 64)
+        return Evidence(requirement_id=rid, source_type="contract", document_id="g", section_heading=None,
+                        exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
+
+    lead = ("(b) Member covenants and agrees that during the term of the Franchise Agreement, Member will not, either "
+            "directly or indirectly, for itself, or through, on behalf of, or in conjunction with any person:")
+    term = ev("REQ-C001", "The term of this Agreement starts on the Effective Date and will expire ten (10) years "
+                          "from the Effective Date.", 0)
+    solicit = ev("REQ-C006", "(i) Solicit, divert or attempt to solicit or divert any business or customer of the "
+                             "Franchised Business to a Competitive Business.", 900)
+    stands = ev("REQ-C007", "(ii) Member shall keep the terms of this Agreement confidential during its term.", 1100)
+    for e in (solicit, stands):
+        engine._remember({("g", e.span.start, e.span.end): lead})
+    draft = compose_from_quotes([term, solicit, stands])
+    assert "REQ-C006" not in draft.final_answer and "REQ-C006" in draft.unused_requirements
+    assert "REQ-C001" in draft.final_answer and "REQ-C007" in draft.final_answer
+    with_lead = ev("REQ-C002", lead, 700)
+    draft = compose_from_quotes([term, with_lead, solicit])
+    assert draft.final_answer.index("REQ-C002") < draft.final_answer.index("REQ-C006")

@@ -275,6 +275,18 @@ def _announces(lead: Evidence, item: Evidence) -> bool:
     return bool(said) and item is not lead and (quote.endswith(said) or said.endswith(quote))
 
 
+def _needs_its_lead(item: Evidence) -> bool:
+    """Whether a list item says nothing whole without its lead-in: it was read after one, and
+    states no verb of its own with a modal ("(i) Solicit, divert … any business …" after "Member
+    will not, either directly or indirectly, …:"). An item like "The transmission must be
+    initiated by a person other than the provider." stands alone."""
+    lead = engine.lead_of(item)
+    return bool(lead) and engine.leads_a_list(lead) and not _MODAL_WORD.search(statement(item.exact_quote))
+
+
+_MODAL_WORD = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|is|are|means|includes?)\b", re.I)
+
+
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
                         max_statements: int = MAX_STATEMENTS) -> Draft:
     """An answer built only from the verified quotes, in the order given (best first) for
@@ -292,6 +304,9 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
                  and not any(_announces(e, item) for item in usable)]
     if len(announced) < len(usable):  # a lead-in without its items says only that a list follows
         usable = [e for e in usable if e not in announced]
+    orphans = [e for e in usable if _needs_its_lead(e) and not any(_announces(lead, e) for lead in usable)]
+    if len(orphans) < len(usable):  # "(i) Solicit, divert …" without "Member will not …:" reads as an order
+        usable = [e for e in usable if e not in orphans]
     groups: list[list[Evidence]] = []
     for e in usable:
         for g in groups:
