@@ -276,15 +276,25 @@ def _announces(lead: Evidence, item: Evidence) -> bool:
 
 
 def _needs_its_lead(item: Evidence) -> bool:
-    """Whether a list item says nothing whole without its lead-in: it was read after one, and
-    states no verb of its own with a modal ("(i) Solicit, divert … any business …" after "Member
-    will not, either directly or indirectly, …:"). An item like "The transmission must be
-    initiated by a person other than the provider." stands alone."""
+    """Whether a list item says nothing whole without its lead-in: it was read after one, opens
+    with no subject and states no modal of its own ("(i) Solicit, divert … any business …" after
+    "Member will not, either directly or indirectly, …:"). "The transmission must be initiated by
+    a person other than the provider." and "We validate our tracing techniques …" stand alone."""
     lead = engine.lead_of(item)
-    return bool(lead) and engine.leads_a_list(lead) and not _MODAL_WORD.search(statement(item.exact_quote))
+    if not lead or not engine.leads_a_list(lead):
+        return False
+    said = statement(item.exact_quote)
+    words = re.findall(r"[\w’'-]+", said)
+    has_subject = bool(words) and (words[0].lower() in _SUBJECTS or (
+        len(words) > 1 and words[1].islower() and words[1].endswith("s") and not words[1].endswith("ss")))
+    return not has_subject and not _MODAL_WORD.search(said)
 
 
-_MODAL_WORD = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|is|are|means|includes?)\b", re.I)
+_MODAL_WORD = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|means|includes?)\b", re.I)
+# Words that open a clause with its subject ("We validate …", "The transmission is …"): such an
+# item states something whole though it was read after a lead-in.
+_SUBJECTS = frozenset("""we you i it they he she this these those that each every all any no none the a an such our
+your its their his her there""".split())  # noqa: SIM905
 
 
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
