@@ -439,7 +439,7 @@ _MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b"
 # "… agrees that during the term …, except as …": a that-clause opened by an adverbial phrase;
 # its verb comes after the phrase, so a part ending before any verb states nothing.
 _THAT_ADVERBIAL = re.compile(r"\bthat\s*,?\s*(?:during|in|upon|on|if|unless|except|notwithstanding|for|after|before|"
-                             r"within|subject|to the extent|when|where|while|until|following|prior to|at)\b", re.I)
+                             r"within|subject|to the extent|when|where|while|until|following|prior to|at|by)\b", re.I)
 _VERB_AFTER = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|is|are|was|were|has|have|had|does|do|"
                          r"did)\b", re.I)
 _NOT_MAIN = re.compile(r"^(?:then\b\W*$|and|or|but|including|which|that|who|whom|whose|such|as|if|unless|when|where|"

@@ -284,12 +284,13 @@ def _needs_its_lead(item: Evidence) -> bool:
     if not lead or not engine.leads_a_list(lead):
         return False
     said = statement(item.exact_quote)
-    words = re.findall(r"[\w’'-]+", said)
+    words = re.findall(r"[\w’'-]+", _ITEM_MARK.sub("", said, count=1))
     has_subject = bool(words) and (words[0].lower() in _SUBJECTS or (
         len(words) > 1 and words[1].islower() and words[1].endswith("s") and not words[1].endswith("ss")))
     return not has_subject and not _MODAL_WORD.search(said)
 
 
+_ITEM_MARK = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|\(?[a-z]{1,2}\)|\(?[ivxlc]{1,6}[.)]|[A-Z][.)])\s+")
 _MODAL_WORD = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|means|includes?)\b", re.I)
 # Words that open a clause with its subject ("We validate …", "The transmission is …"): such an
 # item states something whole though it was read after a lead-in.
