@@ -3,7 +3,8 @@ vector share = settings.vector_weight). On ContractNLI the two rarely agree on t
 their rank mix beats either alone (notes/dependency-facts.md).
 
 A question's cosines come from the library index (the FAISS index llama-index serves as a vector
-store, searched directly and filtered to the question's documents); a claim's segment search stays within one document's own vectors."""
+store, searched directly and filtered to the question's documents); a claim's segment search
+stays within one document's own vectors."""
 
 from __future__ import annotations
 

@@ -274,8 +274,8 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
         vertical = ln.y1 - ln.y0 > 2 * width  # side text rotated 90°: tall boxes, not a big font
         alone = block_lines[blk] == 1
         number, pending_number = pending_number, None
-        titled = not vertical and not _BARE_NUMBER.match(lt) and _is_heading(lt, ln.y1 - ln.y0, body, True, alone)
-        if number is not None and titled and (number.page, number.block) == blk:
+        if (number is not None and (number.page, number.block) == blk and not vertical
+                and not _BARE_NUMBER.match(lt) and _is_heading(lt, ln.y1 - ln.y0, body, True, alone)):
             heading = " ".join(text[number.start:ln.end].split())  # "2" / "TERM AND RENEWAL": one heading
             out.append(Segment(number.start, ln.end, number.page, text[number.start:ln.end], heading, "heading"))
             prev_ends = True
