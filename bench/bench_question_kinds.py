@@ -2,7 +2,7 @@
 on questions a reader might ask that are in no bank: bench/data/question_kinds.tsv, each labelled
 with the CUAD kind(s) it asks about or NONE (payment, disputes, breach, off-topic).
 
-    .venv/bin/python -m bench.bench_question_kinds [--split dev|test|all] [--words-off]
+    .venv/bin/python -m bench.bench_question_kinds [--split dev|test|all] [--words-off] [--data FILE]
 
 Per question, the "correct mass": the share of the ask on a right kind, or for a NONE question the
 share not asked at all (a wrong kind lifts the wrong clauses in relevance by up to 6.5 in log-odds).
@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "question_kinds.tsv"
 
 
-def load(split: str) -> list[tuple[str, list[str]]]:
-    rows = [line.rstrip("\n").split("\t") for line in DATA.read_text().splitlines()
+def load(split: str, data: Path = DATA) -> list[tuple[str, list[str]]]:
+    rows = [line.rstrip("\n").split("\t") for line in data.read_text().splitlines()
             if line.strip() and not line.startswith("#")]
     keep = [r for i, r in enumerate(rows) if split == "all" or (i % 2 == 0) == (split == "dev")]
     return [(q, [] if k == "NONE" else k.split("|")) for q, k in keep]
@@ -35,6 +35,8 @@ def main() -> int:
     ap.add_argument("--split", choices=("dev", "test", "all"), default="test")
     ap.add_argument("--words-off", action="store_true")
     ap.add_argument("--show", action="store_true", help="one line per question")
+    ap.add_argument("--data", type=Path, default=DATA, help="another question file of the same format "
+                    "(bench/data/question_kinds_2.tsv: all held out, use --split all)")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from workbench.index.embed import embed_texts
@@ -45,7 +47,7 @@ def main() -> int:
 
         question_words_off()
     model = T.load_topics()
-    rows = load(a.split)
+    rows = load(a.split, a.data)
     vectors = embed_texts([q for q, _ in rows])
     right, wrong, none_ask, top1 = [], [], [], []
     for (question, kinds), v in zip(rows, vectors, strict=True):
