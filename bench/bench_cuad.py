@@ -4,7 +4,7 @@ is a category the contract lacks answered NO_AUTHORITATIVE_EVIDENCE?
 
     .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR] [--prepare] [--wording plain|everyday]
 
-`--wording everyday` asks every question of bench/data/question_kinds.tsv labelled with one of
+`--wording everyday` asks every question of bench/data/question_kinds.tsv (or `--questions FILE`) labelled with one of
 these categories alone (2-5 a category, written as a reader would, never in the topic bank);
 `--question-words off` reads questions by bank similarity alone, without topics.OTHER_QUESTIONS
 (the topic mapper before it read their words), for a before/after on the same checkout.
@@ -110,12 +110,15 @@ def main() -> int:
                     help="plain: the same categories asked in plainer words (PLAIN_QUESTIONS); everyday: "
                     "bench/data/question_kinds.tsv's questions for them")
     ap.add_argument("--question-words", default="on", choices=("on", "off"))
+    ap.add_argument("--questions", type=Path, default=None, help="with --wording everyday: another question "
+                    "file (bench/data/question_kinds_2.tsv)")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     if a.wording == "everyday":
-        from bench.bench_question_kinds import load
+        from bench.bench_question_kinds import DATA, load
 
-        questions = [(kinds[0], q) for q, kinds in load("all") if len(kinds) == 1 and kinds[0] in QUESTIONS]
+        questions = [(kinds[0], q) for q, kinds in load("all", a.questions or DATA)
+                     if len(kinds) == 1 and kinds[0] in QUESTIONS]
     else:
         questions = list((QUESTIONS if a.wording == "bench" else PLAIN_QUESTIONS).items())
     if a.question_words == "off":
