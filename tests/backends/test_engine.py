@@ -667,3 +667,20 @@ def test_a_part_cut_at_the_word_limit_says_so():
            "application of Texas choice-of-law rules); provided, however, that the parties agree otherwise.")
     [unit] = engine.candidate_units("What law governs this agreement?", "d", [(0, len(law), law)])
     assert unit.trimmed and unit.extra["at_clause"] is True
+
+
+def test_a_partys_defined_name_is_not_a_topic_word():
+    """ContractNLI's claims name the parties "Receiving Party" and "Disclosing Party"; an NDA's
+    definition of confidential information ("all information received from the other party") is
+    not about what the receiving party may do, yet "Receiving" found "received" and ranked the
+    definition above the clause that answers (dev NDA 7). A third party is no party to the
+    agreement: sharing with third parties stays the topic."""
+    assert engine.without_party_names("Receiving Party may share it with the Disclosing Party's Third Parties") \
+        == "Party may share it with the Party's Third Parties"
+    judge = engine.LexicalJudge()
+    claim = "Receiving Party shall return all documents."
+    with_received, without = judge.features(claim, ["All documents received from the other party shall be returned.",
+                                                    "All documents shall be returned."], None, ("coverage", "soft"))
+    assert with_received == pytest.approx(without, abs=0.02)
+    assert judge.features("The Receiving Party may disclose it to Third Parties.", ["It may be shared with third parties."],
+                          None, ("coverage",))[0, 0] > 0

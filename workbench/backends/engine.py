@@ -156,8 +156,9 @@ class LexicalJudge:
         if not spans:
             return np.zeros(0, np.float64)
         (tw, tv), *span_words = self._word_vecs([embed_form(text)] + [embed_form(s) for s in spans])
+        names = set(content_terms(text)) - set(content_terms(without_party_names(text)))  # "receiv"
         stems = [_content_stem(w) for w in tw]
-        keep = [i for i, st in enumerate(stems) if st is not None]
+        keep = [i for i, st in enumerate(stems) if st is not None and st not in names]
         if not keep:
             return np.zeros(len(spans), np.float64)
         q = tv[keep].astype(np.float32)
@@ -187,7 +188,7 @@ class LexicalJudge:
         cols = []
         for name in names:
             if name == "coverage":
-                q = set(content_terms(text))
+                q = set(content_terms(without_party_names(text)))
                 cols.append([coverage(q, set(content_terms(s)), w) for s, w in zip(spans, ws, strict=True)])
             elif name == "cosine":
                 cols.append(np.clip((self._cos(text, spans) - 0.2) / 0.6, 0, 1))
@@ -267,6 +268,17 @@ def readable_kind(category: str) -> str:
 
 
 _WORD_TOKEN = re.compile(r"[a-z0-9']+")
+
+
+# A party's defined name ("Receiving Party", "Disclosing Party") says who, not what: its first word
+# is no topic, and "Receiving" must not find "information received from the other party". A
+# third party is no party to the agreement: "share with third parties" is the topic.
+_PARTY_NAME = re.compile(r"\b([A-Z][a-z]+)\s+Part(?:y|ies)\b")
+
+
+def without_party_names(text: str) -> str:
+    """`text` with each party's name cut to "Party" ("Receiving Party" -> "Party")."""
+    return _PARTY_NAME.sub(lambda m: m.group(0) if m.group(1) == "Third" else "Party", text)
 
 
 def _content_stem(word: str) -> str | None:
