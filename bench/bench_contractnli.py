@@ -120,10 +120,16 @@ def main(argv=None) -> int:
 
                 units = engine.units_for(hyp[k], DocsContext([parsed], wb.retriever), {}, min_words=10,
                                          max_words=EVIDENCE_MAX_WORDS)
+                from workbench.text.weights import weights_for
+
+                judge, texts = engine.get_judge(), [u.judged for u in units]
+                ws = [weights_for(u.document_id) for u in units]
                 dump.append({"doc": doc["id"], "hyp": k, "claim": hyp[k], "label": ann[k]["choice"],
                              "units": [u.text for u in units],
+                             "features": judge.features(hyp[k], texts, ws, ("coverage", "cosine", "soft")),
+                             "matches": judge.word_matches(hyp[k], texts, ws),
                              "gold": [covers(u, gold) for u in units],
-                             "support": engine.SCORES("support", hyp[k], [u.text for u in units],
+                             "support": engine.SCORES("support", hyp[k], texts,
                                                       [u.document_id for u in units]).tolist()})
             rows.append({"doc": doc["id"], "hyp": k, "label": ann[k]["choice"], "supported": c.supported,
                          "score": c.score, "gold": gold, "hit": any(covers(sp, gold) for sp in c.evidence),

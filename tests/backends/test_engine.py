@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from workbench.backends import engine
@@ -684,3 +685,6 @@ def test_a_partys_defined_name_is_not_a_topic_word():
     assert with_received == pytest.approx(without, abs=0.02)
     assert judge.features("The Receiving Party may disclose it to Third Parties.", ["It may be shared with third parties."],
                           None, ("coverage",))[0, 0] > 0
+    reason = engine.judge_claim("Receiving Party shall notify the Disclosing Party of any subpoena.",
+                                ["The weather was fine."], np.array([0.1])).reason
+    assert "notify" in reason and "receiving" not in reason.lower() and "disclosing" not in reason.lower()

@@ -153,27 +153,39 @@ class LexicalJudge:
         (1 for the same stem), weighted by its IDF in the span's document (BERTScore's recall with
         IDF). "interpreted" finds "construed", "liable" finds "liability", where coverage counts
         only the same stem."""
+        out = np.zeros(len(spans), np.float64)
+        for k, (_stems, idf, sim) in enumerate(self.word_matches(text, spans, weights)):
+            if len(sim):
+                out[k] = float((idf * sim).sum() / idf.sum())
+        return out
+
+    def word_matches(self, text: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                     ) -> list[tuple[list[str], np.ndarray, np.ndarray]]:
+        """Per span: the text's content stems (a party's name left out), each one's IDF in the
+        span's document (all 1 where unknown or all 0) and its best match in the span in [0, 1]."""
         if not spans:
-            return np.zeros(0, np.float64)
+            return []
         (tw, tv), *span_words = self._word_vecs([embed_form(text)] + [embed_form(s) for s in spans])
         names = set(content_terms(text)) - set(content_terms(without_party_names(text)))  # "receiv"
         stems = [_content_stem(w) for w in tw]
         keep = [i for i, st in enumerate(stems) if st is not None and st not in names]
+        kept = [stems[i] for i in keep]
+        empty = (kept, np.zeros(0), np.zeros(0))
         if not keep:
-            return np.zeros(len(spans), np.float64)
+            return [empty] * len(spans)
         q = tv[keep].astype(np.float32)
         ws = list(weights) if weights is not None else [None] * len(spans)
-        out = np.zeros(len(spans), np.float64)
-        for k, ((words, v), w) in enumerate(zip(span_words, ws, strict=True)):
+        out = []
+        for (words, v), w in zip(span_words, ws, strict=True):
             if not len(v):
+                out.append(empty)
                 continue
-            idf = np.array([max(0.0, w.idf(stems[i])) if w is not None else 1.0 for i in keep])
+            idf = np.array([max(0.0, w.idf(st)) if w is not None else 1.0 for st in kept])
             if idf.sum() <= 0:
                 idf = np.ones(len(keep))
             have = {st for st in map(_content_stem, words) if st is not None}
-            sim = np.maximum((q @ v.astype(np.float32).T).max(axis=1),
-                             [1.0 if stems[i] in have else 0.0 for i in keep])
-            out[k] = float((idf * np.clip(sim, 0, 1)).sum() / idf.sum())
+            sim = np.maximum((q @ v.astype(np.float32).T).max(axis=1), [1.0 if st in have else 0.0 for st in kept])
+            out.append((kept, idf, np.clip(sim, 0, 1).astype(np.float64)))
         return out
 
     def features(self, text: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None,
@@ -1113,8 +1125,10 @@ def _short(text: str, n: int = 160) -> str:
 
 
 def _missing_words(claim: str, span: str, n: int = 4) -> list[str]:
+    """The claim's topic words the span lacks, as written: a party's name is who, not what
+    ("it does not mention receiving" misled readers about "Receiving Party")."""
     have = set(content_terms(span))
-    return [w for st, w in surface_forms(claim).items() if st not in have][:n]
+    return [w for st, w in surface_forms(without_party_names(claim)).items() if st not in have][:n]
 
 
 def sentence_support(sentence: str, evidence_texts: Sequence[str], docs: Sequence[str | None] | None = None
