@@ -123,11 +123,11 @@ def main(argv=None) -> int:
                 from workbench.text.weights import weights_for
 
                 judge, texts = engine.get_judge(), [u.judged for u in units]
-                ws = [weights_for(u.document_id) for u in units]
+                wts = [weights_for(u.document_id) for u in units]
                 dump.append({"doc": doc["id"], "hyp": k, "claim": hyp[k], "label": ann[k]["choice"],
                              "units": [u.text for u in units],
-                             "features": judge.features(hyp[k], texts, ws, ("coverage", "cosine", "soft")),
-                             "matches": judge.word_matches(hyp[k], texts, ws),
+                             "features": judge.features(hyp[k], texts, wts, ("coverage", "cosine", "soft")),
+                             "matches": judge.word_matches(hyp[k], texts, wts),
                              "gold": [covers(u, gold) for u in units],
                              "support": engine.SCORES("support", hyp[k], texts,
                                                       [u.document_id for u in units]).tolist()})
