@@ -88,7 +88,8 @@ def main(argv=None) -> int:
         w, b = logistic(X[:, :cols], y)  # calibrated at the data's own rate: 0.5 means more likely than not
         fit[task] = (*(round(float(x), 3) for x in w), round(b, 3))
         Xt, yt = feats["test"]
-        for name, (*c, bias) in (("fitted", fit[task]), ("shipped", LEXICAL_FIT[task])):
+        shipped = [("shipped", LEXICAL_FIT[task])] if len(LEXICAL_FIT[task]) == cols + 1 else []  # relevance reads topics too
+        for name, (*c, bias) in [("fitted", fit[task]), *shipped]:
             p = 1 / (1 + np.exp(-(Xt[:, :len(c)] @ np.array(c) + bias)))
             bal = 0.5 * ((p[yt == 1] >= 0.5).mean() + (p[yt == 0] < 0.5).mean())
             print(f"{task:9s} {name:8s} held-out contracts n={len(yt)}: AUC {auc(yt, p):.3f}, balanced accuracy "
