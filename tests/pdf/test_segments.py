@@ -167,3 +167,15 @@ def test_run_in_labels_are_told_from_titles_and_item_numbers():
                   "The Licensee shall pay the fee within thirty days of the invoice.",  # a sentence
                   "Exhibit A The parties agree to the terms set out below in full."]:  # a letter, not a label
         assert run_in_label(whole) == 0, whole
+
+
+def test_a_typesetting_slug_of_many_pieces_on_one_row_is_page_furniture(corpus: Path):
+    """The Federal Register prints a slug of nine pieces on one baseline at each page's foot
+    ("VerDate Sep<11>2014", "Jkt 250001", "Frm 00003", …). Counting the edge's lines instead of its
+    rows kept six pieces as text, and the next page's running header then opened an answer's quote:
+    "No. 152 / Thursday, August 6, 2020 / Proposed Rules require operators to conduct …"."""
+    doc = open_pdf(corpus / "pdfs/regulatory/fedreg-2020-17221_FAA-AD-Boeing737MAX-NPRM.pdf")
+    opening = [s for s in doc.segments() if "require operators to conduct an AOA" in s.text]
+    assert opening and all("Proposed Rules" not in s.text and "Jkt" not in s.text for s in opening)
+    slug = [doc.text[ln.start:ln.end] for i, ln in enumerate(doc.lines) if ln.page == 3 and i not in doc.furniture]
+    assert not any(t.startswith(("Jkt", "Frm", "Sfmt", "E:\\FR")) for t in slug)

@@ -10,7 +10,25 @@ from collections import Counter
 from workbench.pdf.normalize import key
 
 _PAGE_NO = re.compile(r"^\s*(page\s*)?[-–—(\[]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?\s*(of\s*[0-9]{1,4})?\s*$", re.I)
-EDGE_LINES = 3  # lines looked at on each edge of a page
+EDGE_LINES = 3  # rows of lines looked at on each edge of a page
+ROW_TOLERANCE = 3.0  # points: lines this close in height sit on one row
+
+
+def _edge_rows(lines: list, at) -> list:
+    """The lines of the EDGE_LINES rows nearest an edge (`at`: a line's distance from it). A row
+    may hold several lines: the Federal Register's typesetting slug at the foot of each page is
+    nine ("VerDate …", "Jkt 250001", "Frm 00003", …) on one baseline; counting lines, not rows,
+    kept six of them in the text, where they glued the page's first sentence to the last one."""
+    out: list = []
+    rows: list[float] = []
+    for ln in sorted(lines, key=at):
+        v = at(ln)
+        if not rows or v - rows[-1] > ROW_TOLERANCE:
+            if len(rows) == EDGE_LINES:
+                break
+            rows.append(v)
+        out.append(ln)
+    return out
 
 
 def signature(text: str) -> str:
@@ -26,9 +44,7 @@ def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
         if not lines:
             candidates.append([])
             continue
-        by_top = sorted(lines, key=lambda ln: ln[1])
-        by_bottom = sorted(lines, key=lambda ln: -ln[2])
-        edge = {ln[0]: ln for ln in by_top[:EDGE_LINES] + by_bottom[:EDGE_LINES]}
+        edge = {ln[0]: ln for ln in _edge_rows(lines, lambda ln: ln[1]) + _edge_rows(lines, lambda ln: -ln[2])}
         if margins:
             side = set(margins[pno])
             edge.update({ln[0]: ln for ln in lines if ln[0] in side})
