@@ -110,6 +110,19 @@ def test_a_long_clause_is_trimmed_at_a_clause_boundary_and_says_so():
     assert v.verified and f"of {u.whole_words} words" in v.rationale
 
 
+def test_a_trimmed_quote_is_more_than_its_opening_condition():
+    """A 55-word airworthiness directive item: trimmed to its opening "Before further flight and
+    after …, " clause, the quote matched the question's words and said nothing of what to do."""
+    text = ("(1) Before further flight and after accomplishment of all applicable required actions in paragraphs "
+            "(g) through (l) of this AD, do all applicable actions identified as \u2018\u2018RC\u2019\u2019 for the "
+            "\u2018\u2018Operational Readiness Flight\u2019\u2019 specified in, and in accordance with, the "
+            "Accomplishment Instructions of Boeing Special Attention Service Bulletin 737\u201300\u20131028, dated "
+            "July 20, 2020.")
+    [u] = engine.candidate_units("What does the proposed AD require operators to do before further flight?", "d",
+                                 [(0, len(text), text)])
+    assert u.trimmed and len(u.text.split()) <= 40 and "do all applicable actions" in u.text
+
+
 # --- facts are read ----------------------------------------------------------------------------
 def test_claims_with_swapped_facts_are_not_supported(reseller):
     wb, doc_id = reseller

@@ -457,8 +457,8 @@ def _opens_clause(head: str) -> bool:
 
 # A part that opens with one of these is a condition or a concession: it needs its main clause.
 _SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the event|to the extent|provided|"
-                          r"although|though|while|whereas|until|once|because|since|in case|except|save as)\b",
-                          re.I)
+                          r"although|though|while|whereas|until|once|because|since|in case|except|save as|"
+                          r"before|after|upon|prior to|following)\b", re.I)  # "Before further flight and after …, do"
 _MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b", re.I)
 # "… agrees that during the term …, except as …": a that-clause opened by an adverbial phrase;
 # its verb comes after the phrase, so a part ending before any verb states nothing.
