@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 # Bump when ParsedDocument's fields or the text extraction change: files of other versions are
 # then ignored (and replaced on the next parse).
-PARSER_VERSION = 6
+PARSER_VERSION = 7  # 7: page furniture read by rows (pickles keep furniture and segments)
 
 
 class ParsedCache:
