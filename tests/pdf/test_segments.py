@@ -179,3 +179,14 @@ def test_a_typesetting_slug_of_many_pieces_on_one_row_is_page_furniture(corpus: 
     assert opening and all("Proposed Rules" not in s.text and "Jkt" not in s.text for s in opening)
     slug = [doc.text[ln.start:ln.end] for i, ln in enumerate(doc.lines) if ln.page == 3 and i not in doc.furniture]
     assert not any(t.startswith(("Jkt", "Frm", "Sfmt", "E:\\FR")) for t in slug)
+
+
+def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
+    """A page number stands alone or beside words; a bottom row of numbers is a table's."""
+    from workbench.pdf.furniture import furniture_lines
+
+    words = ["Accuracy", "Recall", "Latency", "Memory", "Cost", "Energy"]
+    pages = [[(10 * p, 700.0, 710.0, f"{words[p]} is shown below."), (10 * p + 1, 760.0, 770.0, "85.0"),
+              (10 * p + 2, 760.5, 770.0, "77.8"), (10 * p + 3, 760.0, 770.0, "79.5"),
+              (10 * p + 4, 780.0, 790.0, str(p + 1))] for p in range(6)]
+    assert furniture_lines(pages) == {10 * p + 4 for p in range(6)}

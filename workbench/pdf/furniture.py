@@ -14,11 +14,16 @@ EDGE_LINES = 3  # rows of lines looked at on each edge of a page
 ROW_TOLERANCE = 3.0  # points: lines this close in height sit on one row
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def _edge_rows(lines: list, at) -> list:
     """The lines of the EDGE_LINES rows nearest an edge (`at`: a line's distance from it). A row
     may hold several lines: the Federal Register's typesetting slug at the foot of each page is
     nine ("VerDate …", "Jkt 250001", "Frm 00003", …) on one baseline; counting lines, not rows,
-    kept six of them in the text, where they glued the page's first sentence to the last one."""
+    kept six of them in the text, where they glued the page's first sentence to the last one.
+    Numbers side by side on a row are a table's cells, never furniture (`furniture_lines`): a
+    page number stands alone or beside words."""
     out: list = []
     rows: list[float] = []
     for ln in sorted(lines, key=at):
@@ -48,7 +53,9 @@ def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
         if margins:
             side = set(margins[pno])
             edge.update({ln[0]: ln for ln in lines if ln[0] in side})
-        candidates.append([(lid, v[3]) for lid, v in edge.items() if len(v[3]) <= 160])
+        cells = [v for v in edge.values() if not _LETTER.search(v[3])]
+        candidates.append([(lid, v[3]) for lid, v in edge.items() if len(v[3]) <= 160
+                           and not (v in cells and any(c is not v and abs(c[1] - v[1]) <= ROW_TOLERANCE for c in cells))])
     counts: Counter[str] = Counter()
     for cands in candidates:
         counts.update({signature(t) for _, t in cands})
