@@ -118,6 +118,32 @@ def test_the_excerpt_follows_the_question(backend):
     assert "five years" in LONG[s:e]
 
 
+def test_an_answer_from_part_of_a_sentence_says_where_words_were_left_out(backend):
+    """Seed 000 quotes at most 40 words; a quote that is part of a longer sentence is composed into
+    the answer with "…" where the sentence goes on, so the reader does not take it for the whole."""
+    ctx, got = extract(backend, [LONG, "Visitors must sign the register at the front desk before entering the building."],
+                       question="Within how many hours must the supervisory authority be notified of a breach?")
+    first = got[0]
+    assert first.exact_quote != LONG and first.exact_quote in LONG  # a part, at a clause boundary
+    evidence = [ev("REQ-S001", first.exact_quote, first.start)]
+    [v] = backend.verify("Within how many hours must the supervisory authority be notified of a breach?", evidence)
+    assert v.verified and "quoted in part" in v.verification_rationale
+    draft = backend.compose("q", evidence)
+    [sentence] = split_sentences(draft.final_answer)
+    before, after = LONG[:first.start].strip(), LONG[first.end:].strip(" .")
+    assert sentence.startswith("… ") == bool(before) and sentence.endswith(" … [REQ-S001].") == bool(after)
+    assert before or after
+    assert draft.requirement_references[0].statement.endswith(" …") == bool(after)
+
+
+def test_a_whole_sentence_is_composed_without_an_ellipsis(backend):
+    quote = "Employees must use the approved virtual private network for remote access sessions."
+    ctx, got = extract(backend, [quote], question="What must employees use for remote access sessions?")
+    evidence = [ev("REQ-S001", got[0].exact_quote, got[0].start)]
+    backend.verify("What must employees use for remote access sessions?", evidence)
+    assert "…" not in backend.compose("q", evidence).final_answer
+
+
 def test_inventory_without_a_question_quotes_each_requirement_of_a_long_sentence():
     spans = extract_from_text(LONG, 0, None, 10, 40)
     quotes = [LONG[s:e] for s, e, _ in spans]

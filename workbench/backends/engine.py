@@ -411,6 +411,7 @@ def _wc(text: str, s: int, e: int) -> int:
 
 
 _LOWER_WORD = re.compile(r"\b[a-z][a-z'-]+\b")
+_WORD = re.compile(r"\w")
 
 
 _TERMINAL = re.compile(r"[.;:!?][\"')\]\u201d\u2019]*$")
@@ -455,10 +456,12 @@ def _opens_clause(head: str) -> bool:
     return head[:1].isupper() or bool(_ENUM.match(head)) or head[:1] in "\"\u201c("
 
 
-# A part that opens with one of these is a condition or a concession: it needs its main clause.
+# A part that opens with one of these is a condition or a concession: it needs its main clause
+# ("Subject to …, each covered entity that processes …" names who, not what they must do).
 _SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the event|to the extent|provided|"
                           r"although|though|while|whereas|until|once|because|since|in case|except|save as|"
-                          r"before|after|upon|prior to|following)\b", re.I)  # "Before further flight and after …, do"
+                          r"before|after|upon|prior to|following|subject to|notwithstanding|without limiting|"
+                          r"without prejudice to|in addition to)\b", re.I)  # "Before further flight and after …, do"
 _MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b", re.I)
 # "… agrees that during the term …, except as …": a that-clause opened by an adverbial phrase;
 # its verb comes after the phrase, so a part ending before any verb states nothing.
@@ -625,6 +628,7 @@ def candidate_units(query: str, document_id: str, sentences: Sequence[tuple[int,
         seen.add((s0 + s, s0 + e))
         unit = Unit(document_id, s0 + s, s0 + e, t[s:e], trimmed, _wc(t, 0, len(t)) if trimmed else 0)
         unit.extra["at_clause"] = not trimmed or cut_at_clause(t, e)
+        unit.extra["cut"] = (trimmed and bool(_WORD.search(t, 0, s)), trimmed and bool(_WORD.search(t, e)))
         out.append(unit)
     return out
 

@@ -251,12 +251,15 @@ def _without_between_blocks(quote: str) -> str:
     return "\n".join([pieces[0], *middle, pieces[-1]])
 
 
-def statement(quote: str) -> str:
-    """A quote as an answer sentence body: whitespace collapsed, closing punctuation dropped."""
+def statement(quote: str, cut: tuple[bool, bool] = (False, False)) -> str:
+    """A quote as an answer sentence body: whitespace collapsed, closing punctuation dropped.
+    `cut`: whether the quote is part of a longer sentence that goes on before / after it; the
+    answer then says so with "…" where words were left out, as the quote's verdict does."""
     s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(_without_between_blocks(quote).split()))
     s = _FOOTNOTE_TAIL.sub("", s).rstrip(" .;:,")
     s = _LETTER_ENUM.sub("", s, count=1) or s  # "d. Neither party …" reads as "Neither party …"
-    return s[:1].upper() + s[1:] if s[:1].islower() else s
+    s = s[:1].upper() + s[1:] if s[:1].islower() else s
+    return f"{'… ' if cut[0] else ''}{s}{' …' if cut[1] else ''}"
 
 
 def _same_text(a: str, b: str) -> bool:
@@ -299,14 +302,21 @@ your its their his her there""".split())  # noqa: SIM905
 
 
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
-                        max_statements: int = MAX_STATEMENTS) -> Draft:
+                        max_statements: int = MAX_STATEMENTS, cuts: dict[str, tuple[bool, bool]] | None = None,
+                        ) -> Draft:
     """An answer built only from the verified quotes, in the order given (best first) for
     choosing, then in document order for reading. Quotes with the same words (the same requirement
     quoted twice, e.g. in the body and an appendix) become one sentence
     citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
     presented together in one sentence citing both. Speculative quotes, quotes that would read
     as more than one sentence (so a citation could not cover them all), and low-confidence
-    extractions when clearer ones exist are left out (listed unused)."""
+    extractions when clearer ones exist are left out (listed unused). `cuts`: for a quote that is
+    part of a longer sentence, by ID, whether words were left out before / after it."""
+    cuts = cuts or {}
+
+    def said(e: Evidence) -> str:
+        return statement(e.exact_quote, cuts.get(e.requirement_id, (False, False)))
+
     usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)
               and len(split_sentences(statement(e.exact_quote) + " [X].")) == 1]  # one quote, one sentence
     if any(e.extraction_confidence != "low" for e in usable):  # the clear requirements speak; weak ones wait
@@ -343,14 +353,13 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
                         and bool(_NEGATIVE.search(groups[j][0].exact_quote)) != neg
                         and _jaccard(_terms(g[0].exact_quote), _terms(groups[j][0].exact_quote)) >= 0.5), None)
         if partner is None:
-            sentences.append(f"{statement(g[0].exact_quote)} {cite(g)}.")
+            sentences.append(f"{said(g[0])} {cite(g)}.")
         else:
             paired.add(partner)
             other = groups[partner]
-            sentences.append(f"{statement(g[0].exact_quote)} {cite(g)}; by contrast, "
-                             f"{statement(other[0].exact_quote)} {cite(other)}.")
+            sentences.append(f"{said(g[0])} {cite(g)}; by contrast, {said(other[0])} {cite(other)}.")
     used = {e.requirement_id for g in groups for e in g}
-    refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=True, statement=statement(e.exact_quote))
+    refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=True, statement=said(e))
             for g in groups for e in g]
     return Draft(final_answer=" ".join(sentences), requirement_references=refs,
                  unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in used])
@@ -358,6 +367,7 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
 
 # --- the backend ----------------------------------------------------------------------------------
 _REASONS = set(get_args(RejectionReason))
+_WHOLE = (0, True, (False, False))  # a quote that is its sentence whole
 # Quality review's feedback names the IDs of an unsupported or speculative sentence first.
 _FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
 
@@ -371,7 +381,7 @@ class RulesBackend:
         self.settings = settings
         self._usage: dict[str, StageUsage] = {}
         # span -> words of its whole sentence, and whether the part ends where a clause does
-        self._trimmed: dict[tuple[str, int, int], tuple[int, bool]] = {}
+        self._trimmed: dict[tuple[str, int, int], tuple[int, bool, tuple[bool, bool]]] = {}
         self._relevance: dict[str, float] = {}  # evidence ID -> relevance at its last verification
 
     def _count(self, stage: str, t0: float) -> None:
@@ -404,7 +414,8 @@ class RulesBackend:
             ch = next((c for c in chunks if c.document_id == u.document_id and c.start <= u.start < c.end), None)
             conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= engine.RELEVANT else "low"
             if u.trimmed:
-                self._trimmed[(u.document_id, u.start, u.end)] = (u.whole_words, u.extra.get("at_clause", True))
+                self._trimmed[(u.document_id, u.start, u.end)] = (u.whole_words, u.extra.get("at_clause", True),
+                                                                  u.extra.get("cut", (False, False)))
             out.append(Candidate(exact_quote=u.text, chunk_id=ch.chunk_id if ch else f"{u.document_id[:8]}-s{u.start}",
                                  document_id=u.document_id,
                                  section_heading=context.heading_at(u.document_id, u.start) or (ch.section_heading if ch else None),
@@ -437,8 +448,8 @@ class RulesBackend:
         rel = engine.SCORES("relevance", question, [engine.judged_text(e) for e in evidence], [e.document_id for e in evidence])
         out = []
         for e, r in zip(evidence, rel, strict=True):
-            whole, at_clause = self._trimmed.get((e.document_id, e.span.start, e.span.end), (0, True)) if e.span \
-                else (0, True)
+            whole, at_clause, _cut = self._trimmed.get((e.document_id, e.span.start, e.span.end), _WHOLE) if e.span \
+                else _WHOLE
             kind = engine.clause_kind(question, e.exact_quote, e.document_id) if r >= engine.RELEVANT else None
             v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole, at_clause=at_clause,
                                    kind=kind, lead=engine.lead_of(e))
@@ -463,9 +474,11 @@ class RulesBackend:
         if scores:  # answer with the evidence that answers best; the weaker stays listed as unused
             floor = max(scores) - ANSWER_MARGIN
             exclude |= {e.requirement_id for e in verified if self._relevance.get(e.requirement_id, 1.0) < floor}
-        draft = compose_from_quotes(verified, exclude)
+        cuts = {e.requirement_id: self._trimmed[k][2] for e in verified
+                if e.span and (k := (e.document_id, e.span.start, e.span.end)) in self._trimmed}
+        draft = compose_from_quotes(verified, exclude, cuts=cuts)
         if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
-            draft = compose_from_quotes(verified)
+            draft = compose_from_quotes(verified, cuts=cuts)
         self._count("compose", t0)
         return draft
 
