@@ -701,3 +701,29 @@ def test_a_partys_defined_name_is_not_a_topic_word():
     reason = engine.judge_claim("Receiving Party shall notify the Disclosing Party of any subpoena.",
                                 ["The weather was fine."], np.array([0.1])).reason
     assert "notify" in reason and "receiving" not in reason.lower() and "disclosing" not in reason.lower()
+
+
+# --- speed: what the index embedded is not embedded again ---------------------------------
+def test_a_new_process_does_not_embed_again_the_units_the_index_holds(reseller, monkeypatch):
+    """A warm `ask` from the CLI is a new process: its judge has no vectors yet, and embedding
+    ~60 candidate units again took a quarter of the 2 s. The units that are segments of the index
+    take the index's vectors, which are the model's own for that text."""
+    from workbench.index.embed import embed_texts, get_embedder
+    from workbench.pipeline.context import DocsContext
+    from workbench.text.terms import embed_form
+
+    wb, doc_id = reseller
+    parsed = wb.parsed(doc_id)
+    judge = engine.LexicalJudge()  # what a new process starts with
+    monkeypatch.setattr(engine, "SCORES", engine.ScoreCache(judge))
+    q = "How can either party end this agreement?"
+    units = engine.units_for(q, DocsContext([parsed], wb.retriever), {}, min_words=10, max_words=40)
+    forms = list(dict.fromkeys(embed_form(u.judged) for u in units))
+    segments = {embed_form(t) for t in wb.retriever.store.get(parsed).segment_units(parsed).texts}
+    primed = [f for f in forms if f in judge._vectors]
+    assert primed and set(primed) <= segments and len(primed) >= len(forms) // 2
+    embedder = get_embedder()
+    before = embedder.texts_embedded
+    engine.SCORES("relevance", q, [u.judged for u in units], [doc_id] * len(units))
+    assert embedder.texts_embedded - before <= len(forms) - len(primed) + 1  # the rest (and the question)
+    assert np.allclose(judge._vecs(primed), embed_texts(primed), atol=1e-5)

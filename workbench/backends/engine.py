@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -109,6 +110,22 @@ class LexicalJudge:
         while len(self._vectors) > self.max_vectors:
             self._vectors.popitem(last=False)
         return out
+
+    def prime(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Take vectors the index already computed with the same embedding model for these texts
+        (their embed_form): a new process then embeds only the question and the few units that
+        are not a segment of the index (warm `ask` from the CLI embedded ~60 units, 0.3-0.5 s).
+        Ignored by a judge with its own embedding function."""
+        from workbench.index.embed import embed_texts
+
+        if self._embed not in (None, embed_texts):
+            return
+        with self._lock:
+            for t, v in zip(texts, vectors, strict=True):
+                if t not in self._vectors:
+                    self._vectors[t] = np.asarray(v, dtype=np.float32)
+            while len(self._vectors) > self.max_vectors:
+                self._vectors.popitem(last=False)
 
     def _cos(self, text: str, spans: list[str]) -> np.ndarray:
         v = self._vecs([embed_form(text)] + [embed_form(s) for s in spans])
@@ -797,6 +814,35 @@ def judged_text(evidence: Any) -> str:
     return f"{lead} {evidence.exact_quote}" if lead else evidence.exact_quote
 
 
+_SEG_ROWS: OrderedDict[tuple[str, int], dict[str, int]] = OrderedDict()  # per document: embed_form -> row
+
+
+def _prime_vectors(retriever: Any, doc: Any, units: Sequence[Unit]) -> None:
+    """Hand the judge the index's vectors of the units that are segments of the index, embedded
+    by the same model from text that embeds the same (NFKC leaves it as it is; the tokenizer
+    reads whitespace alike), so they are not embedded again. Only with the default model."""
+    judge = SCORES.judge or get_judge()
+    store, emb = getattr(retriever, "store", None), getattr(retriever, "embedder", None)
+    if not hasattr(judge, "prime") or store is None or emb is None \
+            or (getattr(emb, "tokenizer_file", 1), getattr(emb, "model_file", 1)) != (None, None):
+        return
+    seg = store.get(doc).segment_units(doc)
+    if seg.vectors is None or not seg.texts:
+        return
+    key = (doc.document.id, len(seg.texts))
+    with _KIND_LOCK:
+        rows = _SEG_ROWS.get(key)
+    if rows is None:
+        rows = {embed_form(t): i for i, t in enumerate(seg.texts) if unicodedata.normalize("NFKC", t) == t}
+        with _KIND_LOCK:
+            _SEG_ROWS[key] = rows
+            while len(_SEG_ROWS) > _KIND_ROWS_MAX:
+                _SEG_ROWS.popitem(last=False)
+    hits = [(t, rows[t]) for t in dict.fromkeys(embed_form(u.judged) for u in units) if t in rows]
+    if hits:
+        judge.prime([t for t, _ in hits], seg.vectors[[r for _, r in hits]])
+
+
 def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]], *, min_words: int = 10,
               max_words: int = 40, search_k: int = SEARCH_K) -> list[Unit]:
     """Candidate units for `query` over an ExtractContext: the sentences overlapping `ranges`
@@ -826,6 +872,8 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
         units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
         for u in units:
             u.lead = lead_in(context, doc_id, u.start)
+        if doc is not None:
+            _prime_vectors(retriever, doc, units)
         _remember({(doc_id, u.start, u.end): u.lead for u in units if u.lead})
         out += units
     return out
