@@ -123,6 +123,24 @@ def test_a_trimmed_quote_is_more_than_its_opening_condition():
     assert u.trimmed and len(u.text.split()) <= 40 and "do all applicable actions" in u.text
 
 
+def test_a_part_opening_with_a_proviso_keeps_its_main_verb():
+    """"Subject to …" opens a proviso: the part quoted must hold what the sentence grants or
+    requires. A grant with "hereby appoint" is whole; a subject without its "shall notify" is not,
+    and the excerpt then runs on to the duty (cut at the word limit)."""
+    grant = ("Subject to the terms and conditions herein set forth, the Company and the Bank hereby appoint the Agent "
+             "as their exclusive financial advisor and marketing agent (i) to utilize its best efforts to solicit "
+             "subscriptions for Common Shares and to advise and assist the Company and the Bank with respect to the "
+             "Company's sale of the Common Shares in the Offering and (ii) to participate in the Offering.")
+    [u] = engine.candidate_units("Is the agent appointed exclusively?", "d", [(0, len(grant), grant)])
+    assert u.trimmed and "hereby appoint the Agent as their exclusive financial advisor" in u.text
+    duty = ("Subject to the exceptions listed in paragraph (b), each covered entity that processes personal data of "
+            "residents, including contractors and subcontractors acting on its behalf, shall notify the supervisory "
+            "authority of any breach of security within seventy-two hours after becoming aware of it, and shall keep "
+            "a written record of every such breach, its effects and the remedial action taken, for five years.")
+    [u] = engine.candidate_units("When must the supervisory authority be notified?", "d", [(0, len(duty), duty)])
+    assert u.trimmed and "shall notify the supervisory authority" in u.text and u.extra["at_clause"] is False
+
+
 # --- facts are read ----------------------------------------------------------------------------
 def test_claims_with_swapped_facts_are_not_supported(reseller):
     wb, doc_id = reseller

@@ -473,12 +473,17 @@ def _opens_clause(head: str) -> bool:
     return head[:1].isupper() or bool(_ENUM.match(head)) or head[:1] in "\"\u201c("
 
 
-# A part that opens with one of these is a condition or a concession: it needs its main clause
-# ("Subject to …, each covered entity that processes …" names who, not what they must do).
+# A part that opens with one of these is a condition or a concession: it needs its main clause.
 _SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the event|to the extent|provided|"
                           r"although|though|while|whereas|until|once|because|since|in case|except|save as|"
-                          r"before|after|upon|prior to|following|subject to|notwithstanding|without limiting|"
-                          r"without prejudice to|in addition to)\b", re.I)  # "Before further flight and after …, do"
+                          r"before|after|upon|prior to|following)\b", re.I)  # "Before further flight and after …, do"
+# A part that opens with a proviso states something only with a main verb in it: "Subject to the
+# terms …, PivX hereby grants …" and "Subject to section 12.2 Galaxy reserves the right …" do;
+# "Subject to the exceptions …, each covered entity that processes …" names who, not what they must do.
+_PROVISO = re.compile(r"^(?:subject to|notwithstanding|without limiting|without prejudice to|in addition to)\b", re.I)
+_MAIN_VERB = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|hereby|is|are|has|have|grants?|"
+                        r"appoints?|agrees?|acknowledges?|represents?|warrants?|covenants?|undertakes?|reserves?|"
+                        r"accepts?|retains?|assumes?)\b", re.I)
 _MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b", re.I)
 # "… agrees that during the term …, except as …": a that-clause opened by an adverbial phrase;
 # its verb comes after the phrase, so a part ending before any verb states nothing.
@@ -533,6 +538,8 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     that = list(_THAT_ADVERBIAL.finditer(body))
     if that and not _VERB_AFTER.search(body, that[-1].end()):
         return False  # "Member covenants and agrees that during the term …, except as otherwise approved …"
+    if _PROVISO.match(body):
+        return bool(_MAIN_VERB.search(body, _PROVISO.match(body).end()))
     if _SUBORDINATE.match(body):
         return any(text[:b].rstrip()[-1:] in (",", ";", ":") and _MODAL.search(text[b:e])
                    and not _NOT_MAIN.match(text[b:e].lstrip()) for b in inner)
