@@ -821,7 +821,8 @@ def judged_text(evidence: Any) -> str:
     return f"{lead} {evidence.exact_quote}" if lead else evidence.exact_quote
 
 
-_SEG_ROWS: OrderedDict[tuple[str, int], dict[str, int]] = OrderedDict()  # per document: embed_form -> row
+# per document: a segment's embed_form -> its row (bounded and locked like _KIND_ROWS)
+_SEG_ROWS: OrderedDict[tuple[str, int], dict[str, int]] = OrderedDict()
 
 
 def _prime_vectors(retriever: Any, doc: Any, units: Sequence[Unit]) -> None:
@@ -830,9 +831,9 @@ def _prime_vectors(retriever: Any, doc: Any, units: Sequence[Unit]) -> None:
     reads whitespace alike), so they are not embedded again. Only with the default model."""
     judge = SCORES.judge or get_judge()
     store, emb = getattr(retriever, "store", None), getattr(retriever, "embedder", None)
-    if not hasattr(judge, "prime") or store is None or emb is None \
+    if not hasattr(judge, "prime") or store is None or emb is None or not hasattr(retriever, "search_segments") \
             or (getattr(emb, "tokenizer_file", 1), getattr(emb, "model_file", 1)) != (None, None):
-        return
+        return  # segment units are built by segment search (searched_ranges): never here
     seg = store.get(doc).segment_units(doc)
     if seg.vectors is None or not seg.texts:
         return

@@ -380,7 +380,8 @@ class RulesBackend:
     def __init__(self, settings: Settings):
         self.settings = settings
         self._usage: dict[str, StageUsage] = {}
-        # span -> words of its whole sentence, and whether the part ends where a clause does
+        # span -> words of its whole sentence, whether the part ends where a clause does, and
+        # whether the sentence goes on before / after it (the answer then shows "…")
         self._trimmed: dict[tuple[str, int, int], tuple[int, bool, tuple[bool, bool]]] = {}
         self._relevance: dict[str, float] = {}  # evidence ID -> relevance at its last verification
 
