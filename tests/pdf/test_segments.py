@@ -181,6 +181,21 @@ def test_a_typesetting_slug_of_many_pieces_on_one_row_is_page_furniture(corpus: 
     assert not any(t.startswith(("Jkt", "Frm", "Sfmt", "E:\\FR")) for t in slug)
 
 
+def test_a_paragraphs_first_line_that_looks_like_a_numbered_heading_is_body(corpus: Path):
+    """"Title 49 of the United States Code" opens a paragraph of the FAA rule and goes on in lower
+    case ("specifies the FAA's authority …"): read as a numbered heading, it named the section of
+    the rest of the rule, the AD's own paragraphs on page 14 included. A sentence goes on; a
+    heading does not. The contents' "GLOSSARY" / "xii" of the WHO guideline stays a heading."""
+    doc = open_pdf(corpus / "pdfs/regulatory/fedreg-2020-17221_FAA-AD-Boeing737MAX-NPRM.pdf")
+    assert "Title 49 of the United States Code" not in [h.text.strip() for h in doc.headings()]
+    [sentence] = [s for s in doc.segments() if s.text.startswith("Title 49 of the United States Code")]
+    assert sentence.kind == "sentence" and "specifies the FAA" in sentence.text
+    item = next(s for s in doc.segments() if s.text.startswith("(1) Before further flight"))
+    assert item.heading == "PART 39—AIRWORTHINESS DIRECTIVES"
+    who = open_pdf(corpus / "pdfs/regulatory/WHO-HCV-guidelines-2022.pdf")
+    assert [h.page for h in who.headings() if h.text.strip() == "GLOSSARY"] == [4, 13]
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines
