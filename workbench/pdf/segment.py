@@ -220,19 +220,21 @@ def _rejoin(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
     return out
 
 
-# A line that opens an enumerated item: "a) …", "b. …", "(ii) …" (no sentence's continuation).
-_ITEM_START = re.compile(r"^\s*(?:\(?[a-z]{1,4}[.)]\s|\()")
+# A lower-case line that opens an enumerated item ("a) …", "ii. …"), not a sentence's continuation.
+_ITEM_START = re.compile(r"^[a-z]{1,4}[.)]\s")
 _ROMAN_PAGE = re.compile(r"^[ivxlc]+\s*$")  # a contents line's page number ("GLOSSARY" / "xii")
 
 
-def _sentence_goes_on(doc: ParsedDocument, furniture: set[int] | frozenset[int], i: int) -> bool:
-    """Whether the line after line i, in the same block, carries on its sentence in lower case:
-    "Title 49 of the United States Code" / "specifies the FAA's authority …" is a paragraph's first
-    line that looks like a numbered heading, not one. Only for body-size lines (the caller): a
-    small margin label ("CAUTION") read inside a paragraph stays apart from it, and a display title
-    wraps its lower-case words onto the next line ("Guidelines for the care and treatment of
-    persons" / "diagnosed with chronic hepatitis C") and stays a heading."""
+def _sentence_goes_on(doc: ParsedDocument, furniture: set[int] | frozenset[int], i: int, body: float) -> bool:
+    """Whether body-size line i is a paragraph's first line: the next line of its block carries
+    its sentence on in lower case. "Title 49 of the United States Code" / "specifies the FAA's
+    authority …" looks like a numbered heading and is not one. A small margin label ("CAUTION")
+    read inside a paragraph stays apart from it, and a display title wraps its lower-case words
+    onto the next line ("Guidelines for the care and treatment of persons" / "diagnosed with
+    chronic hepatitis C") and stays a heading."""
     ln = doc.lines[i]
+    if not body * 0.95 <= ln.y1 - ln.y0 < body * 1.18:
+        return False
     for j in range(i + 1, len(doc.lines)):
         if j in furniture:
             continue
@@ -315,7 +317,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             pending_number = ln
             continue
         if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends, alone) \
-                and not (body * 0.95 <= ln.y1 - ln.y0 < body * 1.18 and _sentence_goes_on(doc, furniture, i)):
+                and not _sentence_goes_on(doc, furniture, i, body):
             flush(body_start, body_end)
             body_start = None
             prev_h = out[-1] if out and out[-1].kind == "heading" else None
