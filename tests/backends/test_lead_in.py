@@ -63,6 +63,19 @@ def test_a_sibling_a_sibling_sublist_or_a_plain_paragraph_is_no_lead_in():
     assert Lines("Either party may terminate:", "this Agreement at will.").lead("this Agreement") == ""
 
 
+def test_a_label_above_other_lines_does_not_lead_the_numbered_clauses_after_them(corpus):
+    """ContractNLI train NDA 103 (CC BY 4.0): "Parties:" leads the parties' names, and the numbered
+    clauses after those names are the agreement's own, not items of the parties' list."""
+    [doc] = [d for d in json.loads((corpus / "contract-nli" / "train_truncated.json").read_text())["documents"]
+             if d["id"] == 103]
+    lines = doc["text"][doc["text"].index("Parties:"):].split("\n")[:12]
+    c = Lines(*lines)
+    assert lines[0] == "Parties:" and lines[1].startswith("[NAME OF") and lines[10].startswith("3. ")
+    assert c.lead("3. The Recipient") == ""
+    assert c.lead(lines[1]) == ""  # the names are no items either
+    assert Lines("Parties:", *lines[8:]).lead("3. The Recipient") == "Parties:"  # directly after it, it would
+
+
 NDA_20_CLAIM = "Receiving Party may acquire information similar to Confidential Information from a third party."
 ITEM = "iii. is lawfully obtained by the Receiving Party from a third party"
 

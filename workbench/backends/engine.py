@@ -720,28 +720,32 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
     Anything else ends the walk with no lead-in: a plain sentence ending in a full stop, another
     kind of enumerator (a sibling's sub-list, whose lead-in is not this item's), a sibling
     itself ending in a colon ("4.1 …:" before "4.2"), or a numbered lead-in the item's number
-    does not extend."""
+    does not extend. The list's first item follows its lead-in directly: "Parties:" above the
+    parties' names does not lead the numbered clauses after them."""
     item = context.sentences(document_id, start, start + 1)
     mark = _item_mark(context, document_id, item[0][0], item[0][2]) if item else None
     if mark is None:
         return ""
     shape, parent = _shape(mark), _parent(mark)
     sents = [t for t in context.sentences(document_id, max(0, start - 4000), start) if t[1] <= start]
+    after_item = True  # the text after this one (in reading order) is an item of the list
     for s0, _e0, t in reversed(sents[-LEAD_LOOKBACK:]):
         body = t.strip()
         m = _item_mark(context, document_id, s0, body)
         if _LEAD_END.search(body):
-            if m is not None and (_shape(m) == shape or (parent is not None and re.fullmatch(r"[\d.]+", m)
-                                                         and not mark.startswith(m + "."))):
+            if not after_item or (m is not None and (
+                    _shape(m) == shape or (parent is not None and re.fullmatch(r"[\d.]+", m)
+                                           and not mark.startswith(m + ".")))):
                 return ""
             return " ".join(body.split()[-LEAD_MAX_WORDS:])
         if m is None:
             if body.endswith(".") and _FORWARD.search(" ".join(body.split()[-12:])):
-                return " ".join(body.split()[-LEAD_MAX_WORDS:])  # "… if any of the following four conditions applies to you."
+                return " ".join(body.split()[-LEAD_MAX_WORDS:]) if after_item else ""
             if body.endswith("."):
                 return ""
         elif _shape(m) != shape or _parent(m) != parent:
             return ""
+        after_item = m is not None
     return ""
 
 
