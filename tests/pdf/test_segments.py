@@ -196,6 +196,44 @@ def test_a_paragraphs_first_line_that_looks_like_a_numbered_heading_is_body(corp
     assert [h.page for h in who.headings() if h.text.strip() == "GLOSSARY"] == [4, 13]
 
 
+def test_a_clause_set_in_capitals_is_one_sentence_not_a_heading(corpus: Path):
+    """Disclaimers and limitations of liability are set in capitals. Read as headings, their first
+    lines cut the clause in two: "4.3 LIMITATION OF LIABILITY. EXCEPT FOR … IN NO EVENT SHALL PIVX'S"
+    was a heading and the liability cap began mid-sentence. A run-in title stays the heading."""
+    pivx = open_pdf(next((corpus / "cuad" / "pdf").glob("ADIANUTRITION*")))
+    assert "4.3 LIMITATION OF LIABILITY." in [" ".join(h.text.split()) for h in pivx.headings()]
+    cap = _seg_with(pivx, "EXCEPT FOR PIVX'S OBLIGATIONS UNDER SECTION 4.2")
+    assert cap.kind == "sentence" and cap.heading == "4.3 LIMITATION OF LIABILITY."
+    assert " ".join(cap.text.split()).startswith("EXCEPT FOR PIVX'S OBLIGATIONS UNDER SECTION 4.2, IN NO EVENT")
+    assert " ".join(cap.text.split()).endswith("HEREUNDER DURING THE PREVIOUS SIX (6) MONTHS.")
+    audible = open_pdf(next((corpus / "cuad" / "pdf").glob("AudibleInc_20001113*")))
+    damages = _seg_with(audible, "EXCEPT TO THE EXTENT AWARDED TO A THIRD")
+    assert damages.kind == "sentence" and "NEITHER PARTY WILL BE LIABLE" in damages.text
+    assert damages.heading == "8.2 No Consequential Damages."
+    goose = open_pdf(corpus / "pdfs/contract/CUAD_GOOSEHEAD-Franchise-Agreement.pdf")
+    law = _seg_with(goose, "THE CALIFORNIA FRANCHISE INVESTMENT LAW REQUIRES")
+    assert law.kind == "sentence" and " ".join(law.text.split()).endswith("TOGETHER WITH THE DISCLOSURE DOCUMENT.")
+
+
+def test_an_addendum_after_the_body_ends_its_last_numbered_section(corpus: Path):
+    """Goosehead's state addenda follow clause 27 under capital headings without numbers; their
+    text sat under "27.7 Must bring claims within one year." and, after "27.10 Minn." (the
+    opening of "27.10 Minn. Stat. § 80C.17 prohibits …", split at "Minn."), under that."""
+    doc = open_pdf(corpus / "pdfs/contract/CUAD_GOOSEHEAD-Franchise-Agreement.pdf")
+    bankruptcy = _seg_with(doc, "The Franchise Agreement provides for termination upon bankruptcy.")
+    assert bankruptcy.heading == ("ADDENDUM TO GOOSEHEAD INSURANCE AGENCY, LLC FRANCHISE DISCLOSURE DOCUMENT "
+                                  "FOR THE STATE OF CALIFORNIA")
+    [minn] = [s for s in doc.segments() if s.text.startswith("27.10 Minn.")]
+    assert minn.kind == "sentence" and "Stat. § 80C.17 prohibits any action" in minn.text
+    disclosed = _seg_with(doc, "Minn. Stat. § 80C.17 prohibits any action")  # the addendum's, page 96
+    assert disclosed.page == 96
+    assert disclosed.heading == ("ADDENDUM TO GOOSEHEAD INSURANCE AGENCY, LLC FRANCHISE DISCLOSURE DOCUMENT "
+                                 "FOR THE STATE OF MINNESOTA")
+    assert "27.10 Minn." not in [h.heading for h in doc.headings()]
+    ny = _seg_with(doc, "INFORMATION COMPARING FRANCHISORS IS AVAILABLE")
+    assert ny.heading.endswith("FOR THE STATE OF NEW YORK")
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines

@@ -115,19 +115,44 @@ def _numbered(text: str) -> bool:
     return bool(_NUMBERED.match(t) or _RUN_IN.match(t) or _LABEL.match(t))
 
 
+# A heading that opens a part of its own after the body: "ADDENDUM TO … FRANCHISE DISCLOSURE
+# DOCUMENT" / "FOR THE STATE OF CALIFORNIA", "EXHIBIT B", "Schedule 2 - Fees". Unnumbered or
+# lettered, it still ends the last numbered section: the addendum is not clause 27.7.
+_DIVISION = re.compile(r"^(?:addendum|addenda|amendment|exhibit|schedule|appendix|annex|attachment|rider)\b", re.I)
+DIVISION_MAX_WORDS = 20
+
+
+def _division(doc: ParsedDocument, segs: list[Segment], i: int) -> str | None:
+    """The title of the division heading segs[i] opens, with the heading lines right after it on
+    its page ("… FRANCHISE DISCLOSURE DOCUMENT", "FOR THE STATE OF CALIFORNIA"), or None."""
+    if segs[i].kind != "heading" or not _DIVISION.match(segs[i].text.lstrip()):
+        return None
+    words = segs[i].text.split()
+    for a, b in zip(segs[i:-1], segs[i + 1:], strict=True):
+        more = b.text.split()
+        if (b.kind != "heading" or b.page != a.page or doc.text[a.end:b.start].strip() or _numbered(b.text)
+                or _DIVISION.match(b.text.lstrip()) or len(words) + len(more) > DIVISION_MAX_WORDS):
+            break
+        words += more
+    return " ".join(words)
+
+
 def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
-    """Each segment with the section heading it sits under (outline, else numbered headings)."""
+    """Each segment with the section heading it sits under (outline, else numbered headings and
+    the divisions that end them: an addendum, an exhibit, a schedule)."""
     from dataclasses import replace
 
     outline = _outline(doc)
     out: list[Segment] = []
     current: str | None = None
     k = 0
-    for sg in segs:
+    for i, sg in enumerate(segs):
         if outline:
             while k < len(outline) and outline[k][0] <= sg.start:
                 current = outline[k][1]
                 k += 1
+        elif (title := _division(doc, segs, i)) is not None:
+            current = title
         elif sg.kind == "heading" and _numbered(sg.text):
             current = " ".join(sg.text.split())
         out.append(sg if sg.heading == current else replace(sg, heading=current))
@@ -221,7 +246,7 @@ def _rejoin(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
 
 
 # A lower-case line that opens an enumerated item ("a) …", "ii. …"), not a sentence's continuation.
-_ITEM_START = re.compile(r"^[a-z]{1,4}[.)]\s")
+_LOWER_ITEM = re.compile(r"^[a-z]{1,4}[.)]\s")
 _ROMAN_PAGE = re.compile(r"^[ivxlc]+\s*$")  # a contents line's page number ("GLOSSARY" / "xii")
 
 
@@ -242,8 +267,53 @@ def _sentence_goes_on(doc: ParsedDocument, furniture: set[int] | frozenset[int],
         if (nxt.page, nxt.block) != (ln.page, ln.block):
             return False
         t = doc.text[nxt.start:nxt.end].lstrip()
-        return bool(re.match(r"[a-z]", t)) and not _ITEM_START.match(t) and not _ROMAN_PAGE.match(t)
+        return bool(re.match(r"[a-z]", t)) and not _LOWER_ITEM.match(t) and not _ROMAN_PAGE.match(t)
     return False
+
+
+# What makes a line of capitals a clause, not a title: a verb a clause turns on, or a sentence
+# ending inside the line ("4.3 LIMITATION OF LIABILITY. EXCEPT FOR …").
+_CLAUSE_VERB = re.compile(r"\b(?:SHALL|WILL|MAY|MUST|SHOULD|CANNOT|WOULD|COULD|IS|ARE|WAS|WERE|BE|BEEN|HAS|HAVE|"
+                          r"HEREBY|DOES|DO)\b")
+_STOP_INSIDE = re.compile(r"[A-Za-z\])]{2}[.;]\s+\S+\s+\S")
+CAPITALS_CLAUSE_MIN_WORDS = 6
+
+
+def _clause_in_capitals(doc: ParsedDocument, furniture: set[int] | frozenset[int], i: int, body: float) -> bool:
+    """Whether body-size line i, set in capitals, is the first line of a paragraph in capitals
+    (a disclaimer, a limitation of liability) and not a heading: the next line goes on in
+    capitals, and the two read as a clause (a verb such as SHALL or ARE, a sentence ending
+    inside, a last word no sentence ends on) or run past a heading's length. "IN NO EVENT SHALL
+    EITHER PARTY BE LIABLE" as a heading cut the clause in two; "ADDENDUM TO THE FRANCHISE
+    AGREEMENT" / "FOR THE STATE OF CALIFORNIA" reads as no clause and stays a heading."""
+    ln = doc.lines[i]
+    if not body * 0.95 <= ln.y1 - ln.y0 < body * 1.18:
+        return False
+    t = doc.text[ln.start:ln.end].strip()
+    words = t.split()
+    if len(words) < CAPITALS_CLAUSE_MIN_WORDS or not (_capitals(t) or _STOP_INSIDE.search(t)):
+        return False  # capitals, or a run-in title before them ("8.2 No Consequential Damages. EXCEPT …")
+    ends_open = words[-1].lower() in _GOES_ON
+    for j in range(i + 1, len(doc.lines)):
+        if j in furniture:
+            continue
+        nxt = doc.lines[j]
+        # the next line of the block; across blocks only when no sentence can end on this line's
+        # last word ("(vi) VENDOR IS HEREBY WARNED … THAT" | "EXPOSURE TO CHEMICALS MAY OCCUR …")
+        if nxt.page != ln.page or (nxt.block != ln.block and not ends_open):
+            return False
+        n = doc.text[nxt.start:nxt.end].strip()
+        if not re.match(r"[A-Za-z\"“$]", n) or _ITEM_START.match(n) or not _capitals(n):
+            return False
+        both = f"{t} {n}"
+        return bool(ends_open or _CLAUSE_VERB.search(both) or _STOP_INSIDE.search(both)
+                    or len(both.split()) > MAX_HEADING_WORDS)
+    return False
+
+
+def _capitals(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
 
 
 def _segment(doc: ParsedDocument) -> list[Segment]:
@@ -301,7 +371,8 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
         alone = block_lines[blk] == 1
         number, pending_number = pending_number, None
         if (number is not None and (number.page, number.block) == blk and not vertical
-                and not _BARE_NUMBER.match(lt) and _is_heading(lt, ln.y1 - ln.y0, body, True, alone)):
+                and not _BARE_NUMBER.match(lt) and _is_heading(lt, ln.y1 - ln.y0, body, True, alone)
+                and not _clause_in_capitals(doc, furniture, i, body)):
             heading = " ".join(text[number.start:ln.end].split())  # "2" / "TERM AND RENEWAL": one heading
             out.append(Segment(number.start, ln.end, number.page, text[number.start:ln.end], heading, "heading"))
             prev_ends = True
@@ -317,7 +388,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             pending_number = ln
             continue
         if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends, alone) \
-                and not _sentence_goes_on(doc, furniture, i, body):
+                and not _sentence_goes_on(doc, furniture, i, body) and not _clause_in_capitals(doc, furniture, i, body):
             flush(body_start, body_end)
             body_start = None
             prev_h = out[-1] if out and out[-1].kind == "heading" else None

@@ -12,6 +12,11 @@ ABBREVIATIONS = frozenset({
     "e.g", "i.e", "etc", "cf", "vs", "no", "nos", "sec", "secs", "art", "u.s", "u.s.c", "inc", "ltd",
     "co", "corp", "fig", "figs", "vol", "pp", "para", "st", "dr", "mr", "mrs", "ms", "jr", "sr", "approx",
     "incl", "al", "ch", "pt", "subpt", "op", "p", "c.f.r", "cfr", "u.k", "e.u", "rev", "dept", "reg",
+    # legal citations ("Minn. Stat. § 80C.17", "Cal. Bus. & Prof. Code", "Tex. Civ. Prac. & Rem. Code
+    # Ann."); states whose abbreviation is also a word a sentence ends on (Ill., Wash., Mass.) are left out
+    "stat", "stats", "ann", "supp", "cir", "const", "civ", "prac", "rem", "proc", "prof", "admin", "gen",
+    "ala", "ariz", "ark", "cal", "colo", "conn", "del", "fla", "ga", "haw", "ind", "kan", "ky", "md",
+    "mich", "minn", "mont", "neb", "nev", "okla", "pa", "tenn", "tex", "va", "vt", "wis", "wyo",
 })
 _END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z0-9*]|[•·▪]\s|\([a-z]{1,4}\)\s)|\s*$)")
 # What a sentence never is on its own: a bare enumerator ("14.", "(a)", "3.1.12.", "iv.",
