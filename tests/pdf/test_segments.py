@@ -138,6 +138,22 @@ def test_a_sentence_cut_by_a_page_break_is_one_segment_over_both_pages(corpus: P
     assert len(span.pages) == 2 and span.text == seg.text
 
 
+def test_a_rule_drawn_in_text_under_the_running_header_does_not_cut_a_sentence(corpus: Path):
+    """NIST SP 800-171 draws a line of underscores under its running header: between the halves of
+    a sentence over a page break, it kept them apart ("… established by the" | "organization")."""
+    doc = open_pdf(corpus / "pdfs/regulatory/NIST.SP.800-171r2.pdf")
+    from workbench.backends.rules import statement
+
+    seg = _seg_with(doc, "automatic lockouts initiated by systems are")
+    assert seg.text.rstrip().endswith("organization (i.e., a delay algorithm).")
+    assert doc.span(seg.start, seg.end).pages == [24, 25]
+    assert statement(seg.text).endswith("release after a predetermined period established by the organization "
+                                        "(i.e., a delay algorithm)")  # the answer leaves header and rule out
+    # a bullet between is no rule: a lead-in and its first bulleted item stay apart
+    fips = open_pdf(corpus / "pdfs/regulatory/NIST.FIPS.201-2.pdf")
+    assert _seg_with(fips, "Incorporation of security features shall").text.rstrip().endswith("shall—")
+
+
 def test_a_sentence_cut_by_a_column_break_is_one_segment(corpus: Path):
     doc = open_pdf(corpus / "pdfs/regulatory/WHO-HCV-guidelines-2022.pdf")
     seg = _seg_with(doc, "However, effective linkage to hepatitis care")

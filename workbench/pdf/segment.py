@@ -226,9 +226,13 @@ def _goes_on(a: str, b: str) -> bool:
     return a[-1] == "," or a.split()[-1].lower() in _GOES_ON or b[:1].islower()
 
 
+# Nothing, or a rule drawn in text ("______" under NIST SP 800-171's running header): no bullet, no word.
+_BLANK_OR_RULE = re.compile(r"\s*(?:[_=\-\u2013\u2014]{5,}\s*)*")
+
+
 def _rejoin(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
     """One sentence where a block, column or page break cut it in two, with only furniture
-    (a running footer, a page number) or nothing between the halves. Its text then holds that
+    (a running footer, a page number, a rule) or nothing between the halves. Its text then holds that
     footer (the text is the document's own, offsets index it); answers leave it out."""
     from workbench.pdf.document import Segment
 
@@ -238,7 +242,7 @@ def _rejoin(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
         prev = out[-1] if out else None
         if (prev is not None and prev.kind == "sentence" and seg.kind == "sentence" and seg.page - prev.page in (0, 1)
                 and _goes_on(prev.text, seg.text)
-                and all(not text[a:b].strip() for a, b in doc.without_furniture(prev.end, seg.start))):
+                and all(_BLANK_OR_RULE.fullmatch(text[a:b]) for a, b in doc.without_furniture(prev.end, seg.start))):
             out[-1] = Segment(prev.start, seg.end, prev.page, text[prev.start:seg.end], prev.heading, "sentence")
         else:
             out.append(seg)
