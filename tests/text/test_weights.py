@@ -54,3 +54,26 @@ def test_on_a_real_nda_the_defined_term_weighs_least(corpus):
     [conf] = content_terms("confidential")
     terms = {t for s, e in doc["spans"] for t in content_terms(doc["text"][s:e])}
     assert w.idf(conf) <= min(w.idf(t) for t in terms) + 0.5
+
+
+def test_a_contract_that_calls_its_parties_we_and_you_reads_those_words_as_their_names(corpus):
+    """Goosehead's franchise agreement is written as "we" and "you": (“we,” “us,” or “our”) in its
+    preamble, (“Franchisor” or “us”) in an exhibit, (“you” or the “Franchisee”). "Can the franchisor
+    terminate the agreement?" is about "If we are entitled to terminate this Agreement …", which
+    never says "franchisor"; a contract that defines no pronoun reads its words as they are."""
+    from workbench.pdf import open_pdf
+    from workbench.text.weights import party_aliases
+
+    goose = [s.text for s in open_pdf(corpus / "pdfs/contract/CUAD_GOOSEHEAD-Franchise-Agreement.pdf").segments()]
+    w = TermWeights(goose)
+    [franchisor] = content_terms("Franchisor")
+    [franchisee] = content_terms("Franchisee")
+    assert franchisor in w.aliases["we"] and franchisee in w.aliases["you"]
+    ours = "If we are entitled to terminate this Agreement in accordance with Sections 17.2 or 17.3 above"
+    question = set(content_terms("Can the franchisor terminate the agreement?"))
+    assert franchisor in w.terms_of(ours) and franchisor not in content_terms(ours)
+    assert w.coverage(question, w.terms_of(ours)) == 1.0 > w.coverage(question, set(content_terms(ours)))
+    assert franchisor not in w.terms_of("Shipments to the US are insured.")  # a country, not "us"
+    assert party_aliases(['the "Agreement"', '(the "Effective Date")', 'Acme Corp. (the "Company")']) == {}
+    nda = [s.text for s in open_pdf(next((corpus / "cuad" / "pdf").glob("ADIANUTRITION*"))).segments()]
+    assert TermWeights(nda).aliases == {}

@@ -218,7 +218,8 @@ class LexicalJudge:
         for name in names:
             if name == "coverage":
                 q = set(content_terms(without_party_names(text)))
-                cols.append([coverage(q, set(content_terms(s)), w) for s, w in zip(spans, ws, strict=True)])
+                cols.append([coverage(q, w.terms_of(s) if w is not None else set(content_terms(s)), w)
+                             for s, w in zip(spans, ws, strict=True)])
             elif name == "cosine":
                 cols.append(np.clip((self._cos(text, spans) - 0.2) / 0.6, 0, 1))
             elif name == "soft":
