@@ -124,3 +124,19 @@ def test_review_orders_put_the_verifier_least_sure_and_reviewers_disagreeing_fir
     assert review_order(rr.statuses, "document") == rr.statuses
     with pytest.raises(ValueError, match="unknown review order"):
         review_order(rr.statuses, "random")
+
+
+def test_a_reviewer_supported_part_of_a_sentence_says_where_words_were_left_out():
+    """A reviewer may select part of a sentence; the answer sentence built from it says so, as the
+    machine's do for the parts it quotes. A whole sentence or list item gets no ellipsis."""
+    from workbench.backends.rules import quote_cut
+
+    part = "the Receiving Party shall return all copies of the Confidential Information"
+    added = Evidence(requirement_id="REQ-C009", source_type="contract", document_id="d" * 64, exact_quote=part,
+                     chunk_id="reviewer", span=_span(5, part))
+    rr = reviewed_run(_run(), [_ev(1, "REQ-C009", "supported", kind="added", evidence=added)])
+    [said] = [x.text for x in rr.answer.sentences if "REQ-C009" in x.citations]
+    assert said.startswith("… The Receiving Party shall return all copies") and "Information … [REQ-C009]" in said
+    assert quote_cut("Either party may terminate this Agreement upon ninety days written notice.") == (False, False)
+    assert quote_cut("(b) return the copies to the Disclosing Party; and") == (False, False)
+    assert quote_cut("Subject to Section 4, each party shall keep the terms confidential,") == (False, True)

@@ -206,10 +206,10 @@ class _FinalSupport:
 
 def _one_sentence(ev: Evidence) -> str:
     """A human-Supported quote the composer left out, as one sentence citing it."""
-    from workbench.backends.rules import statement
+    from workbench.backends.rules import quote_cut, statement
     from workbench.text import split_sentences
 
-    parts = [p.rstrip(" .;:!?") for p in split_sentences(statement(ev.exact_quote))]
+    parts = [p.rstrip(" .;:!?") for p in split_sentences(statement(ev.exact_quote, quote_cut(ev.exact_quote)))]
     return f"{'; '.join(p for p in parts if p)} [{ev.requirement_id}]."
 
 
@@ -222,7 +222,7 @@ def _machine_sentences(answer: Answer) -> list[str]:
 def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], human_supported: set[str]) -> Answer:
     """The answer over the finally supported items (in `supported` order): the machine answer
     without what is no longer supported, plus sentences for the items that became supported."""
-    from workbench.backends.rules import compose_from_quotes
+    from workbench.backends.rules import compose_from_quotes, quote_cut
     from workbench.pipeline.confidence import grounding_confidence
     from workbench.pipeline.quality import review
     from workbench.text import cited_ids, remove_ids
@@ -240,7 +240,9 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
     cited = {c for t in kept for c in cited_ids(t)}
     # items the machine verified but left uncited stay unused, unless nothing of its answer is left
     new = [by_id[i] for i in supported if i not in cited and (i not in machine_ok or not kept)]
-    draft = compose_from_quotes(new) if new else Draft(final_answer="")
+    # the machine's cuts are not kept with a run: a quote read alone says whether it is a part
+    draft = compose_from_quotes(new, cuts={e.requirement_id: quote_cut(e.exact_quote) for e in new}) if new \
+        else Draft(final_answer="")
     extra = [draft.final_answer] if draft.final_answer else []
     left_out = [e for e in new if e.requirement_id in human_supported
                 and e.requirement_id not in cited_ids(draft.final_answer)]

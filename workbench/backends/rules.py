@@ -262,6 +262,22 @@ def statement(quote: str, cut: tuple[bool, bool] = (False, False)) -> str:
     return f"{'… ' if cut[0] else ''}{s}{' …' if cut[1] else ''}"
 
 
+_ITEM_END = re.compile(r"[;,\u037e]\s*(?:and|or|and/or)\s*$")
+_OPENING_MARK = re.compile(r"^\W*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)])\s")
+
+
+def quote_cut(quote: str) -> tuple[bool, bool]:
+    """Whether a quote, read alone, is part of a longer sentence before / after it: it opens in
+    lower case without an item's mark, or it ends on no sentence's or item's end ("… shall return
+    all copies" is cut; "(b) the copies; and" is a whole item). For a quote whose unit is not known:
+    one a reviewer added or marked supported."""
+    q = " ".join(quote.split()).strip("\u2022\u00b7 ")
+    core = q.rstrip("\"'\u201d\u2019)] ")
+    before = bool(q[:1].islower()) and not _OPENING_MARK.match(q)
+    after = bool(core) and core[-1] not in ".!?;:\u037e" and not _ITEM_END.search(core)
+    return before, after
+
+
 def _same_text(a: str, b: str) -> bool:
     """The same words in the same order, ignoring case, spacing, punctuation and hyphenation."""
     return re.sub(r"[\W_]+", "", a).casefold() == re.sub(r"[\W_]+", "", b).casefold()

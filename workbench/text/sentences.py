@@ -18,7 +18,9 @@ ABBREVIATIONS = frozenset({
     "ala", "ariz", "ark", "cal", "colo", "conn", "del", "fla", "ga", "haw", "ind", "kan", "ky", "md",
     "mich", "minn", "mont", "neb", "nev", "okla", "pa", "tenn", "tex", "va", "vt", "wis", "wyo",
 })
-_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z0-9*]|[•·▪]\s|\([a-z]{1,4}\)\s)|\s*$)")
+# What may open the next sentence: a capital, a digit or an opening quote or bracket before one; a
+# bullet; an item's "(a) "; an ellipsis, where an answer quotes part of a sentence ("… do all actions").
+_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z0-9*]|[•·▪…]\s|\([a-z]{1,4}\)\s)|\s*$)")
 # What a sentence never is on its own: a bare enumerator ("14.", "(a)", "3.1.12.", "iv.",
 # "Section 14.") - the run-in heading or the clause after it belongs to it.
 _ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})[.)]",
