@@ -15,7 +15,7 @@ ABBREVIATIONS = frozenset({
     # legal citations ("Minn. Stat. § 80C.17", "Cal. Bus. & Prof. Code", "Tex. Civ. Prac. & Rem. Code
     # Ann."); states whose abbreviation is also a word a sentence ends on (Ill., Wash., Mass.) are left out
     "stat", "stats", "ann", "supp", "cir", "const", "civ", "prac", "rem", "proc", "prof", "admin", "gen",
-    "ala", "ariz", "ark", "cal", "colo", "conn", "del", "fla", "ga", "haw", "ind", "kan", "ky", "md",
+    "ala", "ariz", "ark", "cal", "colo", "conn", "del", "fla", "ga", "haw", "ind", "kan", "ky",
     "mich", "minn", "mont", "neb", "nev", "okla", "pa", "tenn", "tex", "va", "vt", "wis", "wyo",
 })
 # What may open the next sentence: a capital, a digit or an opening quote or bracket before one; a
