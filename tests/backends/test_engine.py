@@ -571,6 +571,16 @@ def test_the_agreement_named_in_lower_case_and_an_expletive_it_are_self_containe
     assert engine.dangling_reference("This section applies to every order placed by the Company.") == "This section"
 
 
+def test_in_capitals_a_capitalised_word_is_no_defined_term(corpus):
+    """A clause set in capitals capitalises every word: "THIS LIMITATION" points back at the cap
+    before it (ADIANUTRITION's 4.3), where "THIS AGREEMENT" still names the document."""
+    limitation = _segment_with(corpus, "ADIANUTRITION", "THIS LIMITATION SHALL APPLY NOTWITHSTANDING")
+    assert limitation.startswith("THIS LIMITATION") and engine.dangling_reference(limitation) == "THIS LIMITATION"
+    assert engine.dangling_reference("THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF TEXAS.") is None
+    assert engine.dangling_reference("IN NO EVENT SHALL EITHER PARTY BE LIABLE FOR SUCH DAMAGES.") == "SUCH DAMAGES"
+    assert engine.dangling_reference("This Limitation shall apply to all claims.") is None  # a defined term
+
+
 def test_support_reads_a_claim_by_meaning_not_only_by_its_stems(reseller):
     """Soft coverage: "interpreted" finds "construed", "contract" finds "Agreement" (MiniLM's word
     vectors in context), where coverage counts only shared stems; the Virginia clause supports

@@ -938,7 +938,7 @@ _REF_ANYWHERE = re.compile(
     r"(\bsee\s+(§|(section|sec\.|article|paragraph|clause|appendix|annex|exhibit|schedule|table|figure)\b)\s*$|"
     r"\bas (described|set forth|stated|discussed|noted|mentioned) (above|earlier|previously)\b|"
     r"\bthe foregoing\b|\bthe aforementioned\b|\baforesaid\b)")
-_SUCH = re.compile(r"\bsuch\s+([a-z][\w-]*)")
+_SUCH = re.compile(r"\b(?:such|SUCH)\s+([a-z][\w-]*|[A-Z][A-Z-]+\b)")
 _DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
 # "this agreement" names the document whatever its case; "this section" would not say which
 _DOCUMENT_NOUNS = frozenset(["agreement", "agreements", "contract", "amendment", "addendum", "lease", "license",
@@ -961,13 +961,14 @@ def dangling_reference(quote: str) -> str | None:
     if m and not _EXPLETIVE_IT.match(body):
         word = m.group(1).lower()
         nxt = (m.group(2) or "").strip()
-        if not (word in _DEMONSTRATIVES and (nxt[:1].isupper() or nxt.lower().rstrip(",.;:") in _DOCUMENT_NOUNS)):
+        named = nxt[:1].isupper() and not (len(nxt) > 1 and nxt.isupper())  # in capitals, every word is capitalised
+        if not (word in _DEMONSTRATIVES and (named or nxt.lower().rstrip(",.;:") in _DOCUMENT_NOUNS)):
             return f"{m.group(1)}{(' ' + nxt) if word in _DEMONSTRATIVES and nxt else ''}"
     m = _REF_ANYWHERE.search(body)
     if m:
         return m.group(0)
     for m in _SUCH.finditer(body):  # "such breach" after "breaches" points inside; otherwise outside
-        word = m.group(1)
+        word = m.group(1).lower()
         if word in ("as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case"):
             continue
         if stem(word) not in set(content_terms(body[:m.start()])):
