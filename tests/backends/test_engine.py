@@ -4,6 +4,7 @@ section headings. The contract is the one the judgment issue reports on."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -688,6 +689,24 @@ def test_the_clause_kind_asked_about_is_a_candidate_though_search_misses_it(fran
     assert any(TERM in _flat(doc.text[a:b]) for a, b in engine.topic_ranges(TERM_Q, doc, retriever))
     [run] = wb.ask([TERM_Q], [doc_id])
     assert TERM in _flat(run.answer.final_answer or "")
+
+
+def test_a_question_about_the_franchisor_finds_what_we_may_do_in_a_contract_written_as_we(franchise):
+    """Goosehead calls itself "we" and the franchisee "you". Asked what the franchisor may do, the
+    search read only the addenda that say "franchisor"; the question is searched again in the
+    contract's own words ("Can we terminate the agreement, and when?"), and the answer cites the
+    agreement's own termination rights (clause 17 and the clauses pointing to it, pages 1-60)."""
+    from workbench.text.weights import weights_for
+
+    wb, doc_id = franchise
+    question = "Can the franchisor terminate the agreement, and when?"
+    [run] = wb.ask([question], [doc_id])
+    assert engine.in_parties_words(question, weights_for(doc_id)) == ["Can we terminate the agreement, and when?"]
+    cited = {c for s in run.answer.sentences for c in s.citations}
+    ours = [e for e in run.evidence if e.requirement_id in cited and e.span.page <= 60
+            and re.search(r"\bwe (?:will have the right to (?:immediately )?|may )terminate this Agreement", e.exact_quote)]
+    assert ours, [e.exact_quote[:80] for e in run.evidence if e.requirement_id in cited]
+    assert engine.in_parties_words(question, None) == []
 
 
 def test_a_part_cut_at_the_word_limit_says_so():

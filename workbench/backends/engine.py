@@ -856,6 +856,28 @@ def _prime_vectors(retriever: Any, doc: Any, units: Sequence[Unit]) -> None:
         judge.prime([t for t, _ in hits], seg.vectors[[r for _, r in hits]])
 
 
+_NAME_WORD = re.compile(r"\b(?:the\s+)?([A-Za-z][\w-]*)(['\u2019]s)?\b")
+
+
+def in_parties_words(query: str, weights: TermWeights | None) -> list[str]:
+    """The question again in the words of a contract that calls its parties "we" and "you"
+    (TermWeights.aliases): "Can the franchisor terminate the agreement?" as "Can we terminate the
+    agreement?". Search leaves pronouns out of its words and reads them in its vectors only, so
+    the clauses written "we may terminate" are found only this way. [] when nothing is renamed."""
+    names = {st: person for person, stems in (weights.aliases if weights is not None else {}).items() for st in stems}
+    if not names:
+        return []
+
+    def say(m: re.Match) -> str:
+        person = names.get(stem(m.group(1).lower()))
+        if person is None:
+            return m.group(0)
+        return {"we": "our", "you": "your"}[person] if m.group(2) else person
+
+    renamed = _NAME_WORD.sub(say, query)
+    return [renamed] if renamed != query else []
+
+
 def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]], *, min_words: int = 10,
               max_words: int = 40, search_k: int = SEARCH_K) -> list[Unit]:
     """Candidate units for `query` over an ExtractContext: the sentences overlapping `ranges`
@@ -868,7 +890,9 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
         doc = docs.get(doc_id)
         spans = list(ranges.get(doc_id, []))
         if doc is not None:
-            spans += searched_ranges(query, doc, retriever, search_k)
+            context.sentences(doc_id, 0, 0)  # the document's term weights (and party aliases) are known from here
+            for q in [query, *in_parties_words(query, weights_for(doc_id))]:
+                spans += searched_ranges(q, doc, retriever, search_k)
             spans += topic_ranges(query, doc, retriever)
         sents: dict[tuple[int, int], tuple[int, int, str]] = {}
         heading_at = getattr(context, "heading_at", None)
