@@ -250,6 +250,20 @@ def test_an_addendum_after_the_body_ends_its_last_numbered_section(corpus: Path)
     assert ny.heading.endswith("FOR THE STATE OF NEW YORK")
 
 
+def test_a_short_numbered_sentence_is_no_run_in_heading(corpus: Path):
+    """"1.4 Each SCHEDULE will at least contain the following:" is the lead-in of a list, and it
+    named the section of CERES's pages 3-7; a run-in title has no verb in lower case. Titles that
+    capitalise their verbs, and sentence-case titles, stay headings."""
+    ceres = open_pdf(corpus / "pdfs/contract/CUAD_CERES-Collaboration-Agreement.pdf")
+    lead = _seg_with(ceres, "Each SCHEDULE will at least contain the following:")
+    assert lead.kind == "sentence" and lead.heading != lead.text
+    heads = [" ".join(h.text.split()) for h in ceres.headings()]
+    assert "15.3 Applicable law." in heads and "1.4 Each SCHEDULE will at least contain the following:" not in heads
+    goose = [" ".join(h.text.split()) for h in open_pdf(corpus / "pdfs/contract/CUAD_GOOSEHEAD-Franchise-Agreement.pdf")
+             .headings()]
+    assert "1.4 Limits on Where You May Operate." in goose and "27.4 Parties Rights Are Cumulative." in goose
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines

@@ -110,9 +110,21 @@ def _outline(doc: ParsedDocument) -> list[tuple[int, str]]:
     return out
 
 
+def run_in_heading(text: str) -> bool:
+    """A numbered run-in heading ("2.4 Restrictive Covenants.", "15.3 Applicable law."), not a
+    short numbered sentence: no modal or auxiliary verb in lower case, and no "that:" introducing
+    what follows ("1.4 Each SCHEDULE will at least contain the following:", "4. You have Part B
+    benefits."). A title capitalises its verbs ("1.4 Limits on Where You May Operate.")."""
+    t = " ".join(text.split())
+    return bool(_RUN_IN.match(t)) and not _LOWER_FINITE.search(t) and not t.endswith("that:")
+
+
+_LOWER_FINITE = re.compile(r"\b(?:must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do|be)\b")
+
+
 def _numbered(text: str) -> bool:
     t = " ".join(text.split())
-    return bool(_NUMBERED.match(t) or _RUN_IN.match(t) or _LABEL.match(t))
+    return bool(_NUMBERED.match(t) or run_in_heading(t) or _LABEL.match(t))
 
 
 # A heading that opens a part of its own after the body: "ADDENDUM TO … FRANCHISE DISCLOSURE
@@ -341,7 +353,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             if e <= s or not any(c.isalnum() for c in text[s:e]):  # "[***]", "•": nothing to quote
                 continue
             at_line_start = s == start or text[s - 1] == "\n"
-            if at_line_start and _RUN_IN.match(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
+            if at_line_start and run_in_heading(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
                 heading = " ".join(text[s:e].split())
                 out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "heading"))
             elif n == 0 and (k := run_in_label(text[s:e])):  # "Dual Chunk Attention with YARN To expand …"
