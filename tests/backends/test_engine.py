@@ -580,6 +580,12 @@ def test_in_capitals_a_capitalised_word_is_no_defined_term(corpus):
     assert engine.dangling_reference("THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF TEXAS.") is None
     assert engine.dangling_reference("IN NO EVENT SHALL EITHER PARTY BE LIABLE FOR SUCH DAMAGES.") == "SUCH DAMAGES"
     assert engine.dangling_reference("This Limitation shall apply to all claims.") is None  # a defined term
+    # after "This" in lower case, a word in capitals is an acronym naming the document (the FAA rule)
+    from workbench.pdf import open_pdf
+
+    rule = open_pdf(corpus / "pdfs" / "regulatory" / "fedreg-2020-17221_FAA-AD-Boeing737MAX-NPRM.pdf")
+    applies = next(s.text for s in rule.segments() if _flat(s.text).startswith("This AD applies to The Boeing"))
+    assert engine.dangling_reference(applies) is None
 
 
 def test_support_reads_a_claim_by_meaning_not_only_by_its_stems(reseller):

@@ -985,7 +985,9 @@ def dangling_reference(quote: str) -> str | None:
     if m and not _EXPLETIVE_IT.match(body):
         word = m.group(1).lower()
         nxt = (m.group(2) or "").strip()
-        named = nxt[:1].isupper() and not (len(nxt) > 1 and nxt.isupper())  # in capitals, every word is capitalised
+        # in capitals every word is capitalised ("THIS LIMITATION"); after "This" a word in capitals
+        # is an acronym that names ("This AD applies to …", "This NIST Special Publication …")
+        named = nxt[:1].isupper() and not (m.group(1).isupper() and len(nxt) > 1 and nxt.isupper())
         if not (word in _DEMONSTRATIVES and (named or nxt.lower().rstrip(",.;:") in _DOCUMENT_NOUNS)):
             return f"{m.group(1)}{(' ' + nxt) if word in _DEMONSTRATIVES and nxt else ''}"
     m = _REF_ANYWHERE.search(body)
