@@ -264,6 +264,19 @@ def test_a_short_numbered_sentence_is_no_run_in_heading(corpus: Path):
     assert "1.4 Limits on Where You May Operate." in goose and "27.4 Parties Rights Are Cumulative." in goose
 
 
+def test_a_long_numbered_title_in_capitals_is_a_heading(corpus: Path):
+    """"18. SPECIAL CONDITIONS IN CONNECTION WITH DEFRA AGREEMENT NF 0426." ends with a full
+    stop past six words, yet it is a title: numbered, in capitals, no verb. Its clauses sat
+    under "17.6 Force Majeure."; a clause in capitals with a verb stays a sentence."""
+    ceres = open_pdf(corpus / "pdfs/contract/CUAD_CERES-Collaboration-Agreement.pdf")
+    clause = _seg_with(ceres, "18.2 To the extent that IGER INTELLECTUAL PROPERTY")
+    assert clause.heading == "18. SPECIAL CONDITIONS IN CONNECTION WITH DEFRA AGREEMENT NF 0426."
+    assert _seg_with(ceres, "8.1 CERES shall keep").heading.startswith("8. BOOKS, RECORDS AND RIGHT OF AUDIT")
+    adia = open_pdf(next((corpus / "cuad" / "pdf").glob("ADIANUTRITION*")))
+    cap = _seg_with(adia, "IN NO EVENT SHALL PIVX")
+    assert cap.kind == "sentence" and cap.heading.startswith("4.3 LIMITATION OF LIABILITY")
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines

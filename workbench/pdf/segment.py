@@ -72,7 +72,10 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return False
     letters = [c for c in text if c.isalpha()]
     upper = sum(c.isupper() for c in letters) / len(letters)
-    ends_sentence = text.rstrip()[-1] in ".!?:" and len(words) > 6
+    # a sentence's end past six words makes a sentence - unless a numbered line in capitals has no
+    # verb ("18. SPECIAL CONDITIONS IN CONNECTION WITH DEFRA AGREEMENT NF 0426.")
+    ends_sentence = text.rstrip()[-1] in ".!?:" and len(words) > 6 \
+        and not (_NUMBERED.match(text) and _capitals(text) and not _CLAUSE_VERB.search(text))
     if ends_sentence:
         return False
     if height >= body * 1.18:
