@@ -277,6 +277,16 @@ def test_a_long_numbered_title_in_capitals_is_a_heading(corpus: Path):
     assert cap.kind == "sentence" and cap.heading.startswith("4.3 LIMITATION OF LIABILITY")
 
 
+def test_a_table_of_contents_names_no_section_after_it(corpus: Path):
+    """Its entries list the headings; the last one ("57 EXHIBIT H", "Schedule 12.2 Initial Press
+    Release") named the preamble and recitals that follow the contents."""
+    ceres = open_pdf(corpus / "pdfs/contract/CUAD_CERES-Collaboration-Agreement.pdf")
+    assert _seg_with(ceres, "WHEREAS, the Parties wish to establish a research program").heading is None
+    assert _seg_with(ceres, "4.6 CERES and IGER shall have an undivided interest").heading == "4. INTELLECTUAL PROPERTY."
+    aimmune = open_pdf(next((corpus / "cuad" / "pdf").glob("AimmuneTherapeutics*")))
+    assert _seg_with(aimmune, "WHEREAS, Xencor has developed the Antibody").heading is None
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines

@@ -41,6 +41,9 @@ class ExtractContext(Protocol):
 
     def heading_at(self, document_id: str, offset: int) -> str | None: ...
 
+    def sentence_before(self, document_id: str, start: int) -> tuple[int, int, str] | None:
+        """The sentence right before `start` in the same run of text, if any."""
+
     def documents(self) -> list[Any]:
         """The parsed documents being asked about."""
 

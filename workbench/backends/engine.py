@@ -511,6 +511,8 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     words = text[s:e].split()
     if not words or words[-1].strip("\"'()[]\u201c\u201d").lower() in OPEN_WORDS:
         return False
+    if names_joined(text, e):
+        return False
     inner = [b for b in cuts if s < b < e]
     prev = max((b for b in cuts if b < cut), default=s)
     nxt = next((b for b in cuts if b > cut), e0)
@@ -906,14 +908,76 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
             for item in list_items(context, doc_id, t[1]):
                 if not navigation_line(item[2], heading_at(doc_id, item[0]) if heading_at is not None else None):
                     sents.setdefault((item[0], item[1]), item)
+        # a sentence that reads on from the one before it ("This is called a type-stable loop
+        # iteration.") is a candidate with it, not alone; the one before stays a candidate too
+        first_end: dict[int, int] = {}  # a pair's start -> where its second sentence starts
+        for t in [t for t in list(sents.values()) if doc is not None and points_back(t[2])]:
+            pair = with_sentence_before(context, doc, t, max_words)
+            if pair is not None and (pair[0], pair[1]) not in sents:
+                del sents[(t[0], t[1])]
+                sents[(pair[0], pair[1])] = pair
+                first_end[pair[0]] = t[0]
         units = candidate_units(query, doc_id, sorted(sents.values()), min_words=min_words, max_words=max_words)
         for u in units:
             u.lead = lead_in(context, doc_id, u.start)
+            u.extra["joined"] = u.start in first_end and u.end > first_end[u.start]
         if doc is not None:
             _prime_vectors(retriever, doc, units)
         _remember({(doc_id, u.start, u.end): u.lead for u in units if u.lead})
         out += units
     return out
+
+
+# Openings that carry a sentence on from the one before it: "Consequently, any and all patent
+# applications … shall be assigned jointly" says what follows from "4.6 CERES and IGER shall have an
+# undivided interest in JOINT INTELLECTUAL PROPERTY."
+_CARRIES_ON = re.compile(r"^\W*(?:consequently|accordingly|therefore|thus|hence|as a result|as such|in (?:that|such) "
+                         r"(?:event|case)|in either case|in any such case|thereafter|thereupon)\b", re.I)
+
+
+def points_back(text: str) -> bool:
+    """Whether a sentence (not a list item: its lead-in says what it belongs to) reads on from the
+    sentence before it: a reference it does not contain ("Such notice …", "This right …") or an
+    opening that carries an argument on ("Consequently, …")."""
+    if _ITEM_MARK.match(text):
+        return False
+    body = _ENUM.sub("", text, count=1)
+    return bool(_CARRIES_ON.match(body)) or dangling_reference(text) is not None
+
+
+def with_sentence_before(context: Any, doc: Any, sentence: tuple[int, int, str], max_words: int
+                         ) -> tuple[int, int, str] | None:
+    """The sentence joined with the one before it, as one unit, when the two are one run of text
+    under the same heading and fit max_words: the reader gets what "such" or "Consequently"
+    points at inside the quote. None when there is no such sentence (a heading, a lead-in, a page
+    break between) or the two are too long to quote whole."""
+    document_id = doc.document.id
+    before = getattr(context, "sentence_before", None)
+    prev = before(document_id, sentence[0]) if before is not None else None
+    if prev is None or prev[2].rstrip().endswith(":"):
+        return None
+    heading_at = getattr(context, "heading_at", None)
+    if heading_at is not None and heading_at(document_id, prev[0]) != heading_at(document_id, sentence[0]):
+        return None
+    text = doc.text[prev[0]:sentence[1]]
+    if len(text.split()) > max_words:  # cut, the pair would lose the end of what it was joined for
+        return None
+    return prev[0], sentence[1], text
+
+
+def apart(units: Sequence[Unit], order: Sequence[int]) -> list[int]:
+    """`order` without the units that overlap one before them in it: a sentence and the pair it
+    forms with the sentence before it are one piece of evidence, not two."""
+    kept: list[int] = []
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for i in order:
+        u = units[i]
+        spans = taken.setdefault(u.document_id, [])
+        if any(u.start < e and s < u.end for s, e in spans):
+            continue
+        spans.append((u.start, u.end))
+        kept.append(i)
+    return kept
 
 
 _REFERENCES = re.compile(r"^\W*(?:appendix\s+\w+\W+|annex\s+\w+\W+|\d+(?:\.\d+)*\.?\s+)?"
@@ -1119,7 +1183,18 @@ def clause_kind(question: str, quote: str, document_id: str | None = None) -> st
 def cut_at_clause(text: str, end: int) -> bool:
     """Whether a part of a sentence ending at `end` of `text` ends where a clause does (a comma,
     semicolon or colon, or and/or, unless … follows), not at the 40-word limit inside a clause."""
-    return bool(re.match(r"[\s\W]*$|\s*(?:[,;:]|(?:and/or|and|or|unless|provided that|except that)\b)", text[end:]))
+    return bool(re.match(r"[\s\W]*$|\s*(?:[,;:]|(?:and/or|and|or|unless|provided that|except that)\b)", text[end:])) \
+        and not names_joined(text, end)
+
+
+_NAMES_JOINED = re.compile(r"\s+(?:and/or|and|or|&)\s+[A-Z]")
+
+
+def names_joined(text: str, end: int) -> bool:
+    """Whether `end` falls between two names joined by "and" or "or" ("… assigned jointly to CERES"
+    | "and IGER as soon as practicable"): a cut there leaves a party out, and is no clause's end."""
+    before = text[:end].rstrip().rsplit(None, 1)[-1:] or [""]
+    return bool(before[0][:1].isupper() and _NAMES_JOINED.match(text, len(text[:end].rstrip())))
 
 
 def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0, at_clause: bool = True,

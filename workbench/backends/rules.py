@@ -319,14 +319,16 @@ your its their his her there""".split())  # noqa: SIM905
 
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
                         max_statements: int = MAX_STATEMENTS, cuts: dict[str, tuple[bool, bool]] | None = None,
-                        ) -> Draft:
+                        joined: set[str] | frozenset[str] = frozenset()) -> Draft:
     """An answer built only from the verified quotes, in the order given (best first) for
     choosing, then in document order for reading. Quotes with the same words (the same requirement
     quoted twice, e.g. in the body and an appendix) become one sentence
     citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
     presented together in one sentence citing both. Speculative quotes, quotes that would read
     as more than one sentence (so a citation could not cover them all), and low-confidence
-    extractions when clearer ones exist are left out (listed unused). `cuts`: for a quote that is
+    extractions when clearer ones exist are left out (listed unused) - except the `joined` IDs:
+    a sentence quoted with the one it reads on from ("Such notice …"), two answer sentences that
+    each cite it. `cuts`: for a quote that is
     part of a longer sentence, by ID, whether words were left out before / after it."""
     cuts = cuts or {}
 
@@ -334,7 +336,7 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
         return statement(e.exact_quote, cuts.get(e.requirement_id, (False, False)))
 
     usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)
-              and len(split_sentences(statement(e.exact_quote) + " [X].")) == 1]  # one quote, one sentence
+              and (e.requirement_id in joined or len(split_sentences(statement(e.exact_quote) + " [X].")) == 1)]
     if any(e.extraction_confidence != "low" for e in usable):  # the clear requirements speak; weak ones wait
         usable = [e for e in usable if e.extraction_confidence != "low"]
     announced = [e for e in usable if engine.leads_a_list(e.exact_quote)
@@ -364,8 +366,12 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     for i, g in enumerate(groups):
         if i in paired:
             continue
+        if len(split_sentences(said(g[0]))) > 1:  # a sentence with the one it reads on from: each cites
+            sentences += [f"{part.rstrip(' .;:,')} {cite(g)}." for part in split_sentences(said(g[0]))]
+            continue
         neg = bool(_NEGATIVE.search(g[0].exact_quote))
         partner = next((j for j in range(i + 1, len(groups)) if j not in paired
+                        and len(split_sentences(said(groups[j][0]))) == 1
                         and bool(_NEGATIVE.search(groups[j][0].exact_quote)) != neg
                         and _jaccard(_terms(g[0].exact_quote), _terms(groups[j][0].exact_quote)) >= 0.5), None)
         if partner is None:
@@ -399,6 +405,7 @@ class RulesBackend:
         # span -> words of its whole sentence, whether the part ends where a clause does, and
         # whether the sentence goes on before / after it (the answer then shows "…")
         self._trimmed: dict[tuple[str, int, int], tuple[int, bool, tuple[bool, bool]]] = {}
+        self._joined: set[tuple[str, int, int]] = set()  # units of two sentences (engine.with_sentence_before)
         self._relevance: dict[str, float] = {}  # evidence ID -> relevance at its last verification
 
     def _count(self, stage: str, t0: float) -> None:
@@ -423,13 +430,15 @@ class RulesBackend:
             ranges.setdefault(ch.document_id, []).append((ch.start, ch.end))
         units = engine.units_for(question, context, ranges, min_words=lo, max_words=hi)
         rel = engine.SCORES("relevance", question, [u.judged for u in units], [u.document_id for u in units])
-        order = sorted(range(len(units)), key=lambda i: (-rel[i], units[i].document_id, units[i].start))
+        order = engine.apart(units, sorted(range(len(units)), key=lambda i: (-rel[i], units[i].document_id, units[i].start)))
         for i in order[:engine.MAX_PROPOSED]:
             if rel[i] < engine.EXTRACT_FLOOR:
                 break
             u = units[i]
             ch = next((c for c in chunks if c.document_id == u.document_id and c.start <= u.start < c.end), None)
             conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= engine.RELEVANT else "low"
+            if u.extra.get("joined"):
+                self._joined.add((u.document_id, u.start, u.end))
             if u.trimmed:
                 self._trimmed[(u.document_id, u.start, u.end)] = (u.whole_words, u.extra.get("at_clause", True),
                                                                   u.extra.get("cut", (False, False)))
@@ -462,6 +471,7 @@ class RulesBackend:
         if len(self._relevance) > 50_000 or len(self._trimmed) > 50_000:  # bounded: one backend serves many runs
             self._relevance.clear()
             self._trimmed.clear()
+            self._joined.clear()
         rel = engine.SCORES("relevance", question, [engine.judged_text(e) for e in evidence], [e.document_id for e in evidence])
         out = []
         for e, r in zip(evidence, rel, strict=True):
@@ -493,9 +503,10 @@ class RulesBackend:
             exclude |= {e.requirement_id for e in verified if self._relevance.get(e.requirement_id, 1.0) < floor}
         cuts = {e.requirement_id: self._trimmed[k][2] for e in verified
                 if e.span and (k := (e.document_id, e.span.start, e.span.end)) in self._trimmed}
-        draft = compose_from_quotes(verified, exclude, cuts=cuts)
+        joined = {e.requirement_id for e in verified if e.span and (e.document_id, e.span.start, e.span.end) in self._joined}
+        draft = compose_from_quotes(verified, exclude, cuts=cuts, joined=joined)
         if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
-            draft = compose_from_quotes(verified, cuts=cuts)
+            draft = compose_from_quotes(verified, cuts=cuts, joined=joined)
         self._count("compose", t0)
         return draft
 

@@ -152,12 +152,38 @@ def _division(doc: ParsedDocument, segs: list[Segment], i: int) -> str | None:
     return " ".join(words)
 
 
+_CONTENTS = re.compile(r"^\W*(?:table\s+of\s+)?contents\W*$", re.I)
+_DOT_LEADERS = re.compile(r"(?:\.\s?){5,}|…{2,}")
+CONTENTS_ENTRY_MAX_WORDS = 6  # a line of a contents page that is no heading: a page number, a short title
+
+
+def _contents_pages(segs: list[Segment]) -> set[int]:
+    """The pages of a table of contents: the page of a "Contents" heading and the pages right
+    after it that hold nothing but headings and entries (no body sentence)."""
+    by_page: dict[int, list[Segment]] = {}
+    for sg in segs:
+        by_page.setdefault(sg.page, []).append(sg)
+    pages: set[int] = set()
+    for sg in segs:
+        if sg.kind == "heading" and _CONTENTS.match(sg.text) and sg.page not in pages:
+            p = sg.page
+            pages.add(p)
+            while by_page.get(p + 1) and all(s.kind == "heading" or len(s.text.split()) <= CONTENTS_ENTRY_MAX_WORDS
+                                             or _DOT_LEADERS.search(s.text) for s in by_page[p + 1]):
+                p += 1
+                pages.add(p)
+    return pages
+
+
 def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
     """Each segment with the section heading it sits under (outline, else numbered headings and
-    the divisions that end them: an addendum, an exhibit, a schedule)."""
+    the divisions that end them: an addendum, an exhibit, a schedule). A table of contents lists
+    the headings and sits under none of them: its last entry ("57 EXHIBIT H") named the preamble
+    and recitals after it."""
     from dataclasses import replace
 
     outline = _outline(doc)
+    contents = set() if outline else _contents_pages(segs)
     out: list[Segment] = []
     current: str | None = None
     k = 0
@@ -166,6 +192,8 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]
             while k < len(outline) and outline[k][0] <= sg.start:
                 current = outline[k][1]
                 k += 1
+        elif sg.page in contents:
+            current = None
         elif (title := _division(doc, segs, i)) is not None:
             current = title
         elif sg.kind == "heading" and _numbered(sg.text):

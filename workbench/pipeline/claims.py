@@ -50,6 +50,7 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
     if verdict.best is not None:  # the deciding passage first
         order.remove(verdict.best)
         order.insert(0, verdict.best)
+    order = engine.apart(units, order)
     top = [(by_id[units[i].document_id], units[i]) for i in order[:EVIDENCE_K]]
     return verdict, top
 

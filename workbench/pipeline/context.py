@@ -29,6 +29,7 @@ class DocsContext:
         self._docs = {d.document.id: d for d in docs}
         self.retriever = retriever  # segment search (search_segments), shared with claim checking
         self._segs: dict[str, tuple[list[int], list[int], list[DocSegment]]] = {}
+        self._all: dict[str, tuple[list[int], list[DocSegment]]] = {}  # headings too, by end
 
     def doc(self, document_id: str) -> ParsedDoc:
         return self._docs[document_id]
@@ -44,6 +45,8 @@ class DocsContext:
             for i in range(1, len(ends)):  # segments do not nest; a running max keeps bisection sound
                 ends[i] = max(ends[i], ends[i - 1])
             self._segs[document_id] = ([s.start for s in segs], ends, segs)
+            by_end = sorted(all_segs, key=lambda s: s.end)
+            self._all[document_id] = ([s.end for s in by_end], by_end)
             w = weights.remember(document_id, lambda: [s.text for s in all_segs])
             # the user may change a document's source type between runs: kept current, not cached
             w.source_type = self._docs[document_id].document.source_type
@@ -56,6 +59,24 @@ class DocsContext:
         lo = bisect_right(ends, start)  # first segment ending after start
         hi = bisect_left(starts, end)  # segments starting before end
         return [(s.start, s.end, s.text) for s in segs[lo:hi] if s.end > start]
+
+    def sentence_before(self, document_id: str, start: int) -> tuple[int, int, str] | None:
+        """The sentence that ends right before `start` with nothing but space between them (no
+        heading, no page furniture, no table): what a sentence opening "Such …" or
+        "Consequently, …" reads on from. None otherwise."""
+        if document_id not in self._docs:
+            return None
+        self._segments(document_id)
+        ends, by_end = self._all[document_id]
+        i = bisect_right(ends, start) - 1
+        if i < 0:
+            return None
+        prev = by_end[i]
+        text = self._docs[document_id].text
+        if prev.start >= start or text[prev.end:start].strip() or not (
+                prev.kind == "sentence" or reads_as_sentence(prev.text)):
+            return None
+        return prev.start, prev.end, prev.text
 
     def heading_at(self, document_id: str, offset: int) -> str | None:
         """The section heading in force at offset (see workbench.pdf.segment)."""
