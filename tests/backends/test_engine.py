@@ -588,6 +588,26 @@ def test_in_capitals_a_capitalised_word_is_no_defined_term(corpus):
     assert engine.dangling_reference(applies) is None
 
 
+def test_such_before_a_preposition_points_at_nothing_outside_the_quote():
+    """"… will be used as such in our discretion" (Goosehead's addendum, asked about the initial
+    franchise fee) was rejected as pointing outside the quote; "such notice" still points back."""
+    assert engine.dangling_reference("The initial franchise fee constitutes part of our general operating funds and "
+                                     "will be used as such in our discretion.") is None
+    assert engine.dangling_reference("Either party may terminate on such notice in writing.") == "such notice"
+
+
+def test_a_forms_row_number_does_not_open_a_quote(corpus):
+    """Goosehead's declarations page is a table: row number, clause number, text. The answer on
+    the initial franchise fee quoted "2 4.1 You elect to pay …"; the quote opens at the clause."""
+    from workbench.pdf import open_pdf
+
+    goose = open_pdf(corpus / "pdfs" / "contract" / "CUAD_GOOSEHEAD-Franchise-Agreement.pdf")
+    row = next(s for s in goose.segments() if _flat(s.text).startswith("2 4.1 You elect to pay"))
+    [u] = engine.candidate_units("What is the initial franchise fee?", "d", [(row.start, row.end, row.text)])
+    assert _flat(u.text).startswith("4.1 You elect to pay the Initial Franchise Fee")
+    assert goose.text[u.start:u.end] == u.text
+
+
 def test_support_reads_a_claim_by_meaning_not_only_by_its_stems(reseller):
     """Soft coverage: "interpreted" finds "construed", "contract" finds "Agreement" (MiniLM's word
     vectors in context), where coverage counts only shared stems; the Virginia clause supports

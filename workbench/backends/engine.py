@@ -408,12 +408,16 @@ class Unit:
         return f"{self.lead} {self.text}" if self.lead else self.text
 
 
+# A form's row number before the clause number of its next column: "2 4.1 You elect to pay …"
+_ROW_NUMBER = re.compile(r"\d{1,3}\s+(?=\d{1,2}(?:\.\d{1,2})+\.?\s+[A-Z\u201c\"(])")
+
+
 def _clean(text: str, s: int, e: int) -> tuple[int, int]:
-    """Whitespace and bullet glyphs off the start (enumerators like "(a)" stay); footnote
-    calls and dangling punctuation or and/or off the end."""
+    """Whitespace, bullet glyphs and a form's row number off the start (enumerators like "(a)"
+    and clause numbers stay); footnote calls and dangling punctuation or and/or off the end."""
     while s < e and text[s].isspace():
         s += 1
-    m = _BULLET_GLYPH.match(text, s, e)
+    m = _BULLET_GLYPH.match(text, s, e) or _ROW_NUMBER.match(text, s, e)
     if m:
         s = m.end()
     m = FOOTNOTE_MARK.search(text, s, e)
@@ -1027,6 +1031,11 @@ _REF_ANYWHERE = re.compile(
     r"\bas (described|set forth|stated|discussed|noted|mentioned) (above|earlier|previously)\b|"
     r"\bthe foregoing\b|\bthe aforementioned\b|\baforesaid\b)")
 _SUCH = re.compile(r"\b(?:such|SUCH)\s+([a-z][\w-]*|[A-Z][A-Z-]+\b)")
+# "such" before these is no "such <noun>" pointing back: "such as", "to such extent", "used as such in
+# our discretion" (the funds the quote names)
+_SUCH_NO_NOUN = frozenset(["as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case",
+                           "in", "on", "at", "by", "for", "to", "of", "and", "or", "but", "is", "are", "was", "were",
+                           "will", "shall", "may", "under", "with", "without", "from"])
 _DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
 # "this agreement" names the document whatever its case; "this section" would not say which
 _DOCUMENT_NOUNS = frozenset(["agreement", "agreements", "contract", "amendment", "addendum", "lease", "license",
@@ -1059,7 +1068,7 @@ def dangling_reference(quote: str) -> str | None:
         return m.group(0)
     for m in _SUCH.finditer(body):  # "such breach" after "breaches" points inside; otherwise outside
         word = m.group(1).lower()
-        if word in ("as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case"):
+        if word in _SUCH_NO_NOUN:
             continue
         if stem(word) not in set(content_terms(body[:m.start()])):
             return m.group(0)
