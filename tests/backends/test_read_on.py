@@ -41,6 +41,17 @@ def test_a_sentence_that_points_back_is_a_candidate_with_the_sentence_before_it(
     assert engine.dangling_reference(DEFINED) == "This is" and engine.dangling_reference(f"{BEFORE} {DEFINED}") is None
 
 
+def test_a_lead_in_that_points_back_is_read_with_its_items_not_with_the_sentence_before(tracemonkey):
+    """"This paper makes the following contributions:" announces a list; joined to the sentence
+    before, the answer ended a quote on the announcement with none of the items."""
+    from workbench.pipeline.context import DocsContext
+
+    wb, doc_id = tracemonkey
+    units = engine.units_for("What speedup does TraceMonkey achieve?", DocsContext([wb.parsed(doc_id)], wb.retriever),
+                             {}, min_words=10, max_words=40)
+    assert not [u for u in units if "contributions:" in u.text and "speedup" in u.text]
+
+
 def test_the_answer_quotes_the_definition_with_what_this_points_at(tracemonkey):
     """Before, "This is called a type-stable loop iteration." was the most relevant unit and was
     rejected as not self-contained; the answer never said what the term means."""

@@ -913,9 +913,10 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                 if not navigation_line(item[2], heading_at(doc_id, item[0]) if heading_at is not None else None):
                     sents.setdefault((item[0], item[1]), item)
         # a sentence that reads on from the one before it ("This is called a type-stable loop
-        # iteration.") is a candidate with it, not alone; the one before stays a candidate too
+        # iteration.") is a candidate with it, not alone; the one before stays a candidate too. A
+        # lead-in ("This paper makes the following contributions:") is read with its items instead
         first_end: dict[int, int] = {}  # a pair's start -> where its second sentence starts
-        for t in [t for t in list(sents.values()) if doc is not None and points_back(t[2])]:
+        for t in [t for t in list(sents.values()) if doc is not None and points_back(t[2]) and not leads_a_list(t[2])]:
             pair = with_sentence_before(context, doc, t, max_words)
             if pair is not None and (pair[0], pair[1]) not in sents:
                 del sents[(t[0], t[1])]
