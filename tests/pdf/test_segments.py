@@ -287,6 +287,34 @@ def test_a_table_of_contents_names_no_section_after_it(corpus: Path):
     assert _seg_with(aimmune, "WHEREAS, Xencor has developed the Antibody").heading is None
 
 
+def test_a_run_in_title_and_its_paragraphs_first_words_on_one_line_are_no_heading(corpus: Path):
+    """"8.2 HDI Obligations. All Confidential Information of the" was read as a heading line, and
+    the clause began mid-sentence at "Company shall be held in strict confidence"."""
+    mall = open_pdf(next((corpus / "cuad" / "pdf").glob("AMERICASSHOPPINGMALL*")))
+    clause = _seg_with(mall, "shall be held in strict confidence by HDI")
+    assert " ".join(clause.text.split()).startswith("All Confidential Information of the Company shall be held")
+    assert clause.heading == "8.2 HDI Obligations."
+    adia = open_pdf(next((corpus / "cuad" / "pdf").glob("ADIANUTRITION*")))
+    deliver = _seg_with(adia, "PivX shall electronically deliver")
+    assert " ".join(deliver.text.split()) == "PivX shall electronically deliver Qwik-Fix Pro to Detto."
+    assert deliver.heading == "3.5 SHIPMENT AND DELIVERY."
+
+
+def test_an_inset_page_number_inside_a_page_does_not_cut_a_sentence(corpus: Path):
+    """EDGAR reprints set several letter pages on one PDF page; their page numbers ("-5-") sit
+    mid-page, between the halves of a sentence. They are furniture wherever they stand: the
+    sentence is one segment (its quote keeps the number, as over a page break; the answer drops it)."""
+    from workbench.backends.rules import statement
+
+    mall = open_pdf(next((corpus / "cuad" / "pdf").glob("AMERICASSHOPPINGMALL*")))
+    appoint = _seg_with(mall, "5.4 Each of HDI and the Company shall appoint a")
+    assert statement(appoint.text).startswith("5.4 Each of HDI and the Company shall appoint a General Manager of its own")
+    assert not [s for s in mall.segments() if s.text.strip() in ("-5-", "-8-")]
+    dragon = [" ".join(h.text.split()) for h in open_pdf(next((corpus / "cuad" / "pdf").glob("DRAGONSYSTEMS*")))
+              .headings()]
+    assert "13. GOVERNING LAW" in dragon and "8. LIABILITY" in dragon
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines

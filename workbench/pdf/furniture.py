@@ -10,6 +10,9 @@ from collections import Counter
 from workbench.pdf.normalize import key
 
 _PAGE_NO = re.compile(r"^\s*(page\s*)?[-–—(\[]?\s*([0-9]{1,4}|[ivxlcdm]{1,7})\s*[-–—)\]]?\s*(of\s*[0-9]{1,4})?\s*$", re.I)
+# "-8-" anywhere on a page: the page number of an original page set inside a reprint's page
+# (EDGAR filings put several letter pages on one), between the halves of a sentence
+_INSET_PAGE_NO = re.compile(r"^\s*[-–—]\s*[0-9]{1,4}\s*[-–—]\s*$")
 EDGE_LINES = 3  # rows of lines looked at on each edge of a page
 ROW_TOLERANCE = 3.0  # points: lines this close in height sit on one row
 
@@ -61,7 +64,7 @@ def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
         counts.update({signature(t) for _, t in cands})
     n_pages = sum(1 for p in pages if p)
     need = max(3, int(0.3 * n_pages)) if n_pages >= 4 else 10**9
-    out: set[int] = set()
+    out: set[int] = {ln[0] for lines in pages for ln in lines if _INSET_PAGE_NO.match(ln[3])}
     for cands in candidates:
         for lid, text in cands:
             sig = signature(text)

@@ -358,6 +358,13 @@ def _clause_in_capitals(doc: ParsedDocument, furniture: set[int] | frozenset[int
     return False
 
 
+def _opens_paragraph(line: str) -> bool:
+    """A run-in title and the first words of its paragraph on one line ("8.2 HDI Obligations. All
+    Confidential Information of the"): a stop inside, and a last word no heading ends on."""
+    words = line.split()
+    return bool(words) and bool(_STOP_INSIDE.search(line)) and words[-1].lower() in OPEN_WORDS
+
+
 def _capitals(text: str) -> bool:
     letters = [c for c in text if c.isalpha()]
     return bool(letters) and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
@@ -434,7 +441,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             body_start = None
             pending_number = ln
             continue
-        if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends, alone) \
+        if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends, alone) and not _opens_paragraph(lt) \
                 and not _sentence_goes_on(doc, furniture, i, body) and not _clause_in_capitals(doc, furniture, i, body):
             flush(body_start, body_end)
             body_start = None
