@@ -83,3 +83,14 @@ def test_a_cut_between_two_names_joined_by_and_is_no_clause_end():
     assert not engine.cut_at_clause(t, t.index(" and IGER"))
     t = "Licensee shall pay the fee to Licensor within thirty days, and Licensor shall deliver the goods."
     assert engine.cut_at_clause(t, t.index(", and Licensor"))
+
+
+def test_claim_checking_judges_sentences_as_they_stand(tracemonkey):
+    """A longer unit covers more of any claim's words: joined with the sentence before it, a
+    tournament interview clause "supported" "The consultant must wear a helmet at every
+    tournament" (p = 0.52) in the checked-draft test. `verify` reads no joined units."""
+    wb, doc_id = tracemonkey
+    [check] = wb.check_claims(["A type-stable loop iteration reaches the loop header with the same type map as on entry."],
+                              [doc_id])
+    texts = [_flat(e.text) for e in check.evidence]
+    assert BEFORE in texts and f"{BEFORE} {DEFINED}" not in texts

@@ -885,10 +885,12 @@ def in_parties_words(query: str, weights: TermWeights | None) -> list[str]:
 
 
 def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]], *, min_words: int = 10,
-              max_words: int = 40, search_k: int = SEARCH_K) -> list[Unit]:
+              max_words: int = 40, search_k: int = SEARCH_K, join: bool = True) -> list[Unit]:
     """Candidate units for `query` over an ExtractContext: the sentences overlapping `ranges`
     (document id -> [(start, end)], e.g. retrieved chunks) and those the context's retriever
-    finds by segment search in each document."""
+    finds by segment search in each document. `join`: a sentence that reads on from the one
+    before it is a candidate with it (for quotes; claim checking judges sentences as they stand,
+    since a longer unit covers more of any claim's words)."""
     out: list[Unit] = []
     retriever = getattr(context, "retriever", None)
     docs = {d.document.id: d for d in context.documents()} if hasattr(context, "documents") else {}
@@ -916,7 +918,8 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
         # iteration.") is a candidate with it, not alone; the one before stays a candidate too. A
         # lead-in ("This paper makes the following contributions:") is read with its items instead
         first_end: dict[int, int] = {}  # a pair's start -> where its second sentence starts
-        for t in [t for t in list(sents.values()) if doc is not None and points_back(t[2]) and not leads_a_list(t[2])]:
+        for t in [t for t in list(sents.values()) if join and doc is not None and points_back(t[2])
+                  and not leads_a_list(t[2])]:
             pair = with_sentence_before(context, doc, t, max_words)
             if pair is not None and (pair[0], pair[1]) not in sents:
                 del sents[(t[0], t[1])]

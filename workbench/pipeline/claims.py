@@ -36,7 +36,7 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
                 ) -> tuple[engine.ClaimVerdict, list[tuple[ParsedDoc, engine.Unit]]]:
     """The verdict on one claim and its best units as (document, unit), best first."""
     context = DocsContext(list(docs), retriever)
-    units = engine.units_for(claim, context, {}, min_words=min_words, max_words=max_words, search_k=top_k)
+    units = engine.units_for(claim, context, {}, min_words=min_words, max_words=max_words, search_k=top_k, join=False)
     by_id = {d.document.id: d for d in docs}
     sup = engine.SCORES("support", claim, [u.judged for u in units], [u.document_id for u in units])
 
