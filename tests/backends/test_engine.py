@@ -608,6 +608,19 @@ def test_a_forms_row_number_does_not_open_a_quote(corpus):
     assert goose.text[u.start:u.end] == u.text
 
 
+def test_a_quoted_part_never_opens_inside_the_running_header_a_page_break_put_in_its_sentence():
+    """NIST SP 800-171's "For legacy systems, organizations apply systems security" | page 36's
+    footer and page 37's header | "engineering principles to system upgrades …": trimmed to 40
+    words, the quote opened after the header's comma ("REVISION 2 PROTECTING CONTROLLED
+    UNCLASSIFIED INFORMATION ____ engineering principles …") and was cited in the sample's answer."""
+    from workbench.pdf import open_pdf
+
+    [sample] = (Path(__file__).resolve().parents[2] / "assets" / "sample").glob("*.pdf")
+    seg = next(s for s in open_pdf(sample).segments() if "For legacy systems, organizations apply" in s.text)
+    units = engine.candidate_units("Who may be given access to the system?", "d", [(seg.start, seg.end, seg.text)])
+    assert units and all(_flat(u.text).startswith("For legacy systems") for u in units)
+
+
 def test_support_reads_a_claim_by_meaning_not_only_by_its_stems(reseller):
     """Soft coverage: "interpreted" finds "construed", "contract" finds "Agreement" (MiniLM's word
     vectors in context), where coverage counts only shared stems; the Virginia clause supports

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from workbench.text import clause_bounds, content_terms
-from workbench.text.sentences import FOOTNOTE_MARK, OPEN_WORDS
+from workbench.text.sentences import FOOTNOTE_MARK, OPEN_WORDS, furniture_between
 from workbench.text.terms import FUNCTION_WORDS, embed_form, stem, surface_forms
 from workbench.text.weights import TermWeights, weights_for
 
@@ -565,7 +565,10 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
     n = _wc(text, s0, e0)
     if n <= max_words:
         return (s0, e0, False) if n >= 4 and _states_something(text[s0:e0]) else None
-    bounds = sorted({s0, e0, *clause_bounds(text, s0, e0)})
+    # a clause boundary inside the running header a page break put in the sentence is none: "SP
+    # 800-171, REVISION 2 PROTECTING …" opened a quote after the header's comma
+    furniture = furniture_between(text, s0, e0)
+    bounds = sorted({s0, e0, *(b for b in clause_bounds(text, s0, e0) if not any(a <= b <= z for a, z in furniture))})
     best: tuple[tuple, tuple[int, int]] | None = None
     for i in range(len(bounds) - 1):
         if bounds[i] != s0 and not _opens_clause(text[bounds[i]:bounds[i] + 40]):

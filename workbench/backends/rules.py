@@ -37,7 +37,7 @@ from workbench.text import (
     split_sentences,
     strip_citations,
 )
-from workbench.text.sentences import FOOTNOTE_MARK
+from workbench.text.sentences import FOOTNOTE_MARK, furniture_between
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -235,20 +235,13 @@ _FOOTNOTE_TAIL = re.compile(r"(?<=[.)])\d{1,3}(?:\s+\d{1,3})*$")  # "platforms.2
 _LETTER_ENUM = re.compile(r"^\(?(?:[a-z]|[ivx]{1,4})[.)]\s+(?=\S)")
 
 
-_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
-FURNITURE_MAX_WORDS = 12
-
-
 def _without_between_blocks(quote: str) -> str:
     """A quote whose sentence runs over a page or column break holds, between its halves, the
     blocks the break put there: a running header or footer, a page number ("Page 55 of 80",
-    "24 FREE CULTURE"). A sentence has no blank line of its own, so short blocks between its
-    first and last are that furniture: the answer sentence leaves them out (the quote keeps them)."""
-    pieces = _BLOCK_BREAK.split(quote)
-    if len(pieces) < 3:
-        return quote
-    middle = [p for p in pieces[1:-1] if len(p.split()) > FURNITURE_MAX_WORDS]
-    return "\n".join([pieces[0], *middle, pieces[-1]])
+    "24 FREE CULTURE"). The answer sentence leaves them out (the quote keeps them)."""
+    for a, b in reversed(furniture_between(quote)):
+        quote = quote[:a].rstrip() + "\n" + quote[b:].lstrip()
+    return quote
 
 
 def statement(quote: str, cut: tuple[bool, bool] = (False, False)) -> str:

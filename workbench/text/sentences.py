@@ -96,3 +96,19 @@ def clause_bounds(text: str, start: int = 0, end: int | None = None) -> list[int
     "provided that")."""
     end = len(text) if end is None else end
     return [m.end() for m in _CLAUSE_END.finditer(text, start, end)]
+
+
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+FURNITURE_MAX_WORDS = 12
+
+
+def furniture_between(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Spans of the short blocks between the first and last block of a sentence text[start:end]:
+    the running header, footer or page number a page or column break put between its halves
+    ("CHAPTER THREE" / "PAGE 36", "SP 800-171, REVISION 2 …"). A sentence has no blank line of
+    its own, so a block of at most FURNITURE_MAX_WORDS words between two others is furniture."""
+    end = len(text) if end is None else end
+    breaks = list(_BLOCK_BREAK.finditer(text, start, end))
+    return [(a.end(), b.start()) for a, b in zip(breaks, breaks[1:], strict=False)
+            if len(text[a.end():b.start()].split()) <= FURNITURE_MAX_WORDS]
+
