@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from workbench.text import clause_bounds, content_terms
-from workbench.text.sentences import FOOTNOTE_MARK, OPEN_WORDS, furniture_between
+from workbench.text.sentences import DOT_LEADERS, FOOTNOTE_MARK, OPEN_WORDS, furniture_between
 from workbench.text.terms import FUNCTION_WORDS, embed_form, stem, surface_forms
 from workbench.text.weights import TermWeights, weights_for
 
@@ -1003,7 +1003,6 @@ def reference_entry(text: str, heading: str | None = None) -> bool:
     return bool(heading and _REFERENCES.match(" ".join(heading.split()))) or bool(_BIB_ENTRY.match(text))
 
 
-_LEADERS = re.compile(r"(?:\.\s?){5,}|…{2,}")  # "Biometric Data Collection ........ 6"
 _NUMBERING = re.compile(r"^\W*(?:(?:section|article|chapter|part|appendix|annex)\s+)?[\divxlcIVXLC]+(?:\.[\d]+)*\.?\s+",
                         re.I)
 _STATEMENT_END = re.compile(r"[.;:!?][\"')\u201d\u2019]*$")
@@ -1015,7 +1014,7 @@ def navigation_line(text: str, heading: str | None = None) -> bool:
     Card" under that heading). A numbered line ending like a sentence ("3.1.12 Monitor and
     control remote access sessions.") states a requirement and is kept."""
     t = " ".join(text.split())
-    if _LEADERS.search(t):
+    if DOT_LEADERS.search(t):
         return True
     if not heading or _STATEMENT_END.search(t):
         return False

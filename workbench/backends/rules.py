@@ -319,10 +319,10 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
     presented together in one sentence citing both. Speculative quotes, quotes that would read
     as more than one sentence (so a citation could not cover them all), and low-confidence
-    extractions when clearer ones exist are left out (listed unused) - except the `joined` IDs:
-    a sentence quoted with the one it reads on from ("Such notice …"), two answer sentences that
-    each cite it. `cuts`: for a quote that is
-    part of a longer sentence, by ID, whether words were left out before / after it."""
+    extractions when clearer ones exist are left out (listed unused) - except a `joined` quote
+    (a sentence quoted with the one it reads on from: "Such notice …"), which becomes two answer
+    sentences, each citing it. `cuts`: for a quote that is part of a longer sentence, by ID,
+    whether words were left out before / after it."""
     cuts = cuts or {}
 
     def said(e: Evidence) -> str:

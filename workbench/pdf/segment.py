@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from workbench.text import sentence_spans
-from workbench.text.sentences import OPEN_WORDS
+from workbench.text.sentences import DOT_LEADERS, OPEN_WORDS
 
 if TYPE_CHECKING:
     from workbench.pdf.document import ParsedDocument, Segment
@@ -153,7 +153,6 @@ def _division(doc: ParsedDocument, segs: list[Segment], i: int) -> str | None:
 
 
 _CONTENTS = re.compile(r"^\W*(?:table\s+of\s+)?contents\W*$", re.I)
-_DOT_LEADERS = re.compile(r"(?:\.\s?){5,}|…{2,}")
 CONTENTS_ENTRY_MAX_WORDS = 6  # a line of a contents page that is no heading: a page number, a short title
 
 
@@ -169,7 +168,7 @@ def _contents_pages(segs: list[Segment]) -> set[int]:
             p = sg.page
             pages.add(p)
             while by_page.get(p + 1) and all(s.kind == "heading" or len(s.text.split()) <= CONTENTS_ENTRY_MAX_WORDS
-                                             or _DOT_LEADERS.search(s.text) for s in by_page[p + 1]):
+                                             or DOT_LEADERS.search(s.text) for s in by_page[p + 1]):
                 p += 1
                 pages.add(p)
     return pages

@@ -100,6 +100,7 @@ def clause_bounds(text: str, start: int = 0, end: int | None = None) -> list[int
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 FURNITURE_MAX_WORDS = 12
+DOT_LEADERS = re.compile(r"(?:\.\s?){5,}|…{2,}")  # a contents line's "Biometric Data Collection ........ 6"
 
 
 def furniture_between(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
