@@ -590,10 +590,15 @@ def test_in_capitals_a_capitalised_word_is_no_defined_term(corpus):
 
 def test_such_before_a_preposition_points_at_nothing_outside_the_quote():
     """"… will be used as such in our discretion" (Goosehead's addendum, asked about the initial
-    franchise fee) was rejected as pointing outside the quote; "such notice" still points back."""
+    franchise fee) was rejected as pointing outside the quote; "such notice" and "such an
+    iteration" still point back."""
     assert engine.dangling_reference("The initial franchise fee constitutes part of our general operating funds and "
                                      "will be used as such in our discretion.") is None
     assert engine.dangling_reference("Either party may terminate on such notice in writing.") == "such notice"
+    # "such a/an <noun>" points back like "such <noun>" (TraceMonkey); "in such a manner" does not
+    assert engine.dangling_reference("When recording such an iteration, the recorder cannot link the trace back "
+                                     "to its own loop header since it is type-unstable.") == "such an iteration"
+    assert engine.dangling_reference("The parties shall act in such a manner as to avoid any delay.") is None
 
 
 def test_a_forms_row_number_does_not_open_a_quote(corpus):

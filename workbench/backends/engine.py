@@ -1036,10 +1036,10 @@ _REF_ANYWHERE = re.compile(
     r"(\bsee\s+(§|(section|sec\.|article|paragraph|clause|appendix|annex|exhibit|schedule|table|figure)\b)\s*$|"
     r"\bas (described|set forth|stated|discussed|noted|mentioned) (above|earlier|previously)\b|"
     r"\bthe foregoing\b|\bthe aforementioned\b|\baforesaid\b)")
-_SUCH = re.compile(r"\b(?:such|SUCH)\s+([a-z][\w-]*|[A-Z][A-Z-]+\b)")
+_SUCH = re.compile(r"\b(?:such|SUCH)\s+(?:(?:an?|AN?)\s+(?=[a-zA-Z]))?([a-z][\w-]*|[A-Z][A-Z-]+\b)")
 # "such" before these is no "such <noun>" pointing back: "such as", "to such extent", "used as such in
 # our discretion" (the funds the quote names)
-_SUCH_NO_NOUN = frozenset(["as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case",
+_SUCH_NO_NOUN = frozenset(["as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case", "way",
                            "in", "on", "at", "by", "for", "to", "of", "and", "or", "but", "is", "are", "was", "were",
                            "will", "shall", "may", "under", "with", "without", "from"])
 _DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
