@@ -315,6 +315,23 @@ def test_an_inset_page_number_inside_a_page_does_not_cut_a_sentence(corpus: Path
     assert "13. GOVERNING LAW" in dragon and "8. LIABILITY" in dragon
 
 
+def test_a_numbered_line_among_numbered_sentences_is_a_list_item_not_a_section(corpus: Path):
+    """The IRS instructions number their lists, not their sections: "3. You claim an International
+    Social" (a list item cut by its column's line end) named the section of pages 30-32, so the
+    late-filing penalty sat under it; "5. Your income from the property." sat between items 4 and 7,
+    which are sentences. A numbered title among numbered titles stays a heading."""
+    irs = open_pdf(corpus / "pdfs/regulatory/i1040nr_IRS-instructions.pdf")
+    penalty = _seg_with(irs, "The penalty is 15%")
+    assert penalty.heading is None or not penalty.heading.startswith("3. You claim")
+    assert _seg_with(irs, "5. Your income from the property.").kind == "sentence"
+    assert not [h for h in irs.headings() if h.text.startswith(("3. You claim", "17. Tax on all"))]
+    dmca = open_pdf(corpus / "pdfs/regulatory/dmca.pdf")
+    assert _seg_with(dmca, "4. Information location tools.").kind == "sentence"
+    ceres = [" ".join(h.text.split()) for h in open_pdf(corpus / "pdfs/contract/CUAD_CERES-Collaboration-Agreement.pdf")
+             .headings()]
+    assert "15.3 Applicable law." in ceres and "3.2.2 not-for-profit third parties." not in ceres
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines

@@ -239,7 +239,52 @@ def run_in_label(text: str) -> int:
 
 
 def segment(doc: ParsedDocument) -> list[Segment]:
-    return _section_headings(doc, _rejoin(doc, _segment(doc)))
+    return _section_headings(doc, _items_among_items(_rejoin(doc, _segment(doc))))
+
+
+# Run-in labels of a list item or a worksheet row, never a section's title ("2. Note. If you completed …")
+_LABELS = frozenset(["note", "notes", "example", "examples", "caution", "tip", "warning", "exception", "exceptions"])
+_ITEM_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,2}){0,2})\.?\s+\S")
+SIBLINGS_NEAR = 10  # segments looked at on each side for a numbered line's neighbours in its list
+
+
+def _items_among_items(segs: list[Segment]) -> list[Segment]:
+    """A numbered line that reads as a heading ("5. Your income from the property.", "3. You claim
+    an International Social" cut by its column's line end) is a list item when an item next to it
+    in the same list (one or two numbers before or after: "4. A description of any substantial
+    improvements …") is a sentence of its own: a section's siblings are sections. A numbered title in capitals or title case
+    stays a heading ("8. LIABILITY", "4.4.4 Feasibility"), and so does one whose sibling opens with
+    a run-in title ("9. Term. This Agreement …")."""
+    from dataclasses import replace
+
+    out = list(segs)
+    for i, sg in enumerate(segs):
+        m = _ITEM_NUMBER.match(sg.text)
+        if sg.kind != "heading" or m is None:
+            continue
+        title = sg.text[m.end() - 1:]
+        if _capitals(sg.text) or (
+                _title_case(title.split()) and title.strip(" .:").lower() not in _LABELS):
+            continue
+        *parent, last = m.group(1).split(".")
+        near = [*segs[max(0, i - SIBLINGS_NEAR):i], *segs[i + 1:i + 1 + SIBLINGS_NEAR]]
+        for n in (int(last) - 1, int(last) + 1, int(last) - 2, int(last) + 2):
+            mark = ".".join([*parent, str(n)])
+            if n > 0 and any(o.kind == "sentence" and abs(o.page - sg.page) <= 1 and _opens_item(o.text, mark)
+                             for o in near):
+                out[i] = replace(sg, kind="sentence")
+                break
+    return out
+
+
+def _opens_item(text: str, mark: str) -> bool:
+    """Whether `text` is the list item numbered `mark` stated as a sentence, not a run-in title
+    with its paragraph ("9. Term. This Agreement …")."""
+    m = re.match(re.escape(mark) + r"\.?\s+(.*)", text.strip(), re.S)
+    if m is None:
+        return False
+    title = re.match(r"([^.]{1,80})\.\s", m.group(1))
+    return not (title and run_in_heading(f"{mark}. {title.group(1)}."))
 
 
 # Words a sentence does not end on: a block that ends on one ("… would not be enforced as written
