@@ -202,6 +202,32 @@ def test_an_answer_leaves_out_a_lead_in_whose_items_it_does_not_quote():
 
 
 
+def test_an_answer_keeps_a_lead_in_with_its_items_within_its_limit_of_statements():
+    """The IRS instructions' "Who must file?" answer cited "File Form 1040NR if any of the following
+    four conditions applies to you." and no condition: its item ranked 11th, past the answer's eight
+    statements. A lead-in now brings its items up behind it; one whose items still do not fit goes."""
+    from workbench.backends.rules import MAX_STATEMENTS, compose_from_quotes
+    from workbench.models import Evidence, Span
+
+    def ev(rid: str, quote: str, start: int) -> Evidence:
+        span = Span(document_id="i", page=1, pages=[1], start=start, end=start + len(quote), text=quote,
+                    text_sha256="0" * 64)
+        return Evidence(requirement_id=rid, source_type="statute", document_id="i", section_heading=None,
+                        exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
+
+    lead = ev("REQ-S001", "File Form 1040NR if any of the following four conditions applies to you.", 0)
+    others = [ev(f"REQ-S{k + 2:03d}", f"Statement number {k} must be filed with the return by the due date.",
+                 1000 + 100 * k) for k in range(MAX_STATEMENTS)]
+    item = ev("REQ-S099", "1. You were a nonresident alien engaged in a trade or business in the United States.", 80)
+    engine._remember({("i", 80, 80 + len(item.exact_quote)): lead.exact_quote})
+    draft = compose_from_quotes([lead, *others, item])
+    answer = draft.final_answer
+    assert "REQ-S001" in answer and "REQ-S099" in answer and answer.index("REQ-S001") < answer.index("REQ-S099")
+    assert len(draft.requirement_references) == MAX_STATEMENTS
+    draft = compose_from_quotes([*others[:-1], lead, item])  # the lead-in last within the limit: its item is not
+    assert "REQ-S001" not in draft.final_answer and "REQ-S099" not in draft.final_answer
+
+
 def test_an_answer_leaves_out_an_item_that_says_nothing_without_its_lead_in():
     """Goosehead's non-compete items came into a term answer without their lead-in ("Member will
     not, either directly or indirectly, …:"): "Solicit, divert or attempt to solicit …" read as

@@ -310,6 +310,20 @@ _SUBJECTS = frozenset("""we you i it they he she this these those that each ever
 your its their his her there""".split())  # noqa: SIM905
 
 
+def _items_after_their_lead(quotes: list[Evidence]) -> list[Evidence]:
+    """The quotes best first, each lead-in followed by its items: the answer's limit on statements
+    then keeps a lead-in with what it announces ("File Form 1040NR if any of the following four
+    conditions applies to you." cited alone, its conditions cut by the limit, said nothing)."""
+    out: list[Evidence] = []
+    for e in quotes:
+        if e in out:
+            continue
+        out.append(e)
+        if engine.leads_a_list(e.exact_quote):
+            out += [item for item in quotes if item not in out and _announces(e, item)]
+    return out
+
+
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
                         max_statements: int = MAX_STATEMENTS, cuts: dict[str, tuple[bool, bool]] | None = None,
                         joined: set[str] | frozenset[str] = frozenset()) -> Draft:
@@ -340,7 +354,7 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     if len(orphans) < len(usable):  # "(i) Solicit, divert …" without "Member will not …:" reads as an order
         usable = [e for e in usable if e not in orphans]
     groups: list[list[Evidence]] = []
-    for e in usable:
+    for e in _items_after_their_lead(usable):
         for g in groups:
             if _same_text(statement(e.exact_quote), statement(g[0].exact_quote)):
                 g.append(e)
@@ -348,6 +362,10 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
         else:
             if len(groups) < max_statements:
                 groups.append([e])
+    alone = [g for g in groups if engine.leads_a_list(g[0].exact_quote)
+             and not any(_announces(g[0], x) for h in groups for x in h)]
+    if len(alone) < len(groups):  # its items were left out by the limit: the lead-in goes too
+        groups = [g for g in groups if g not in alone]
     doc_order = {d: i for i, d in enumerate(dict.fromkeys(e.document_id for e in verified))}
     groups.sort(key=lambda g: (doc_order[g[0].document_id], g[0].span.start if g[0].span else 0))
 
