@@ -332,6 +332,19 @@ def test_a_numbered_line_among_numbered_sentences_is_a_list_item_not_a_section(c
     assert "15.3 Applicable law." in ceres and "3.2.2 not-for-profit third parties." not in ceres
 
 
+def test_a_margin_icon_does_not_cut_the_sentence_beside_it(corpus: Path):
+    """The IRS instructions set a "!" in large type over "CAUTION" in tiny type beside a paragraph,
+    in the paragraph's block: read by height, the icon's lines cut its sentence ("Nonresident
+    aliens who make ! this election may forfeit the right … otherwise CAUTION available …"). The
+    icon is read before the paragraph; the sentence is whole, and still found in the PDF."""
+    irs = open_pdf(corpus / "pdfs/regulatory/i1040nr_IRS-instructions.pdf")
+    seg = _seg_with(irs, "Nonresident aliens who make")
+    assert " ".join(seg.text.split()) == ("Nonresident aliens who make this election may forfeit the right to claim "
+                                          "benefits otherwise available under a U.S. tax treaty.")
+    span = irs.locate(seg.text)
+    assert span is not None and span.page == 4 and span.rects
+
+
 def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
     """A page number stands alone or beside words; a bottom row of numbers is a table's."""
     from workbench.pdf.furniture import furniture_lines

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 
 # Bump when ParsedDocument's fields or the text extraction change: files of other versions are
 # then ignored (and replaced on the next parse).
-PARSER_VERSION = 17  # 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
+PARSER_VERSION = 18  # 18: margin icons ("!" over "CAUTION") read apart from the paragraph beside them; 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
 
 
 class ParsedCache:

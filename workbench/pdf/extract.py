@@ -38,7 +38,39 @@ def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
             else:
                 ln.append(w)
     ordered, cuts = split_straddling([list(lines.values()) for lines in blocks.values()], page.rect.width)
-    return order_blocks(ordered, page.rect.width, cuts)
+    return [part for b in order_blocks(ordered, page.rect.width, cuts) for part in margin_icons_apart(b)]
+
+
+ICON_MIN_LINES = 3  # lines of running text a block needs before a line beside them can be an icon
+ICON_SMALL, ICON_LARGE = 0.7, 1.4  # an icon's label is far smaller than the text, its glyph far larger
+
+
+def margin_icons_apart(block: list[list[RawWord]]) -> list[list[list[RawWord]]]:
+    """The block, or [its margin icons, the rest]: an icon set beside a paragraph (the IRS's "!" in
+    large type over "CAUTION" in tiny type, left of the text) shares the paragraph's block, and read
+    by height its lines cut the sentences beside them ("Nonresident aliens who make ! this election
+    may forfeit the right … otherwise CAUTION available …"). An icon line stands beside a line of
+    the text (at its height, left or right of it), in type far smaller than the text (a label) or,
+    with no letter, far larger (a glyph); icon lines are read before the paragraph, as a block of
+    their own. A bullet is set in the text's size and stays where it is."""
+    if len(block) < ICON_MIN_LINES + 1:
+        return [block]
+    boxes = [_line_box(ln) for ln in block]
+    height = float(np.median([b[3] - b[1] for b in boxes]))
+
+    def icon(ln: list[RawWord], b: tuple[float, float, float, float]) -> bool:
+        h = b[3] - b[1]
+        letters = any(c.isalpha() for w in ln for c in w[4])
+        if len(ln) > 2 or not (h < ICON_SMALL * height or (not letters and h > ICON_LARGE * height)):
+            return False
+        beside = [o for o in boxes if o is not b and min(o[3], b[3]) > max(o[1], b[1])
+                  and ICON_SMALL * height <= o[3] - o[1] <= ICON_LARGE * height]
+        return bool(beside) and all(b[2] < o[0] or b[0] > o[2] for o in beside)
+
+    marks = [icon(ln, b) for ln, b in zip(block, boxes, strict=True)]
+    if not any(marks) or sum(not m for m in marks) < ICON_MIN_LINES:
+        return [block]
+    return [[ln for ln, m in zip(block, marks, strict=True) if m], [ln for ln, m in zip(block, marks, strict=True) if not m]]
 
 
 def _line_box(words: list[RawWord]) -> tuple[float, float, float, float]:
