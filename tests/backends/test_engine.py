@@ -774,6 +774,30 @@ def test_a_part_cut_at_the_word_limit_says_so():
     assert unit.trimmed and unit.extra["at_clause"] is True
 
 
+def test_a_quoted_part_is_a_clause_not_a_phrase():
+    """Goosehead's term answer cited "In view of those and other considerations, as well as the
+    long-term nature of this Agreement" (0.98): a ground with no main clause. Its royalty answer cited
+    "4.2.9 the term “Royalty Fee” is charged in consideration of you", cut before "and your
+    Managers' and Producers' use of …": "and" went on with the noun phrase, not a new clause; nor
+    is "Producers' use of our business processes, …" a part to quote. Parts opening with a ground
+    keep their main clause; a part never ends where "and" goes on without a verb."""
+    ground = ("In view of those and other considerations, as well as the long-term nature of this Agreement, you agree "
+              "that we have the right to periodically set reasonable standards with respect to environmental, "
+              "sustainability, and energy for the System through the Manual, and you agree to abide by those standards.")
+    [unit] = engine.candidate_units("How long is the term of the agreement?", "g", [(0, len(ground), ground)])
+    assert "you agree that we have the right" in unit.text
+    royalty = ("4.2.9 the term “Royalty Fee” is charged in consideration of you and your Managers’ and Producers’ use of "
+               "our business processes, ongoing carrier relationships, trade secrets, know-how, trade names, trademarks, "
+               "service marks, logos, emblems, trade dress, intellectual property, and back office support functions.")
+    [unit] = engine.candidate_units("What royalty does the franchisee pay?", "g", [(0, len(royalty), royalty)])
+    assert unit.text.startswith("4.2.9 the term") and "your Managers’ and Producers’ use of our business" in unit.text
+    termination = ("Either Party may terminate this Agreement upon sixty (60) days written notice to the other Party, and "
+                   "upon such termination all rights granted to the Distributor under this Agreement shall revert to "
+                   "the Company without any further action by either Party or any payment of any kind.")
+    [unit] = engine.candidate_units("How can a party terminate?", "g", [(0, len(termination), termination)])
+    assert unit.text.startswith("Either Party may terminate")
+
+
 def test_a_partys_defined_name_is_not_a_topic_word():
     """ContractNLI's claims name the parties "Receiving Party" and "Disclosing Party"; an NDA's
     definition of confidential information ("all information received from the other party") is

@@ -482,10 +482,14 @@ def _opens_clause(head: str) -> bool:
 _SUBORDINATE = re.compile(r"^(?:if|unless|when|whenever|where|wherever|in the event|to the extent|provided|"
                           r"although|though|while|whereas|until|once|because|since|in case|except|save as|"
                           r"before|after|upon|prior to|following)\b", re.I)  # "Before further flight and after …, do"
-# A part that opens with a proviso states something only with a main verb in it: "Subject to the
-# terms …, PivX hereby grants …" and "Subject to section 12.2 Galaxy reserves the right …" do;
-# "Subject to the exceptions …, each covered entity that processes …" names who, not what they must do.
-_PROVISO = re.compile(r"^(?:subject to|notwithstanding|without limiting|without prejudice to|in addition to)\b", re.I)
+# A part that opens with a proviso or a ground states something only with a main verb in it:
+# "Subject to the terms …, PivX hereby grants …" and "Subject to section 12.2 Galaxy reserves the
+# right …" do; "Subject to the exceptions …, each covered entity that processes …" names who, not
+# what they must do, and "In view of those and other considerations, as well as the long-term nature
+# of this Agreement" says nothing.
+_PROVISO = re.compile(r"^(?:subject to|notwithstanding|without limiting|without prejudice to|in addition to|"
+                      r"in (?:view|light|consideration|respect) of|by reason of|on account of|because of|due to|"
+                      r"as a result of|for (?:the )?purposes? of|pursuant to|in accordance with|with respect to)\b", re.I)
 _MAIN_VERB = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|hereby|is|are|has|have|grants?|"
                         r"appoints?|agrees?|acknowledges?|represents?|warrants?|covenants?|undertakes?|reserves?|"
                         r"accepts?|retains?|assumes?)\b", re.I)
@@ -511,7 +515,9 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     …, except as otherwise approved by Franchisor" is not whole), and
     a part that opens with a condition or an exception ("If the subscriber serves a counter
     notification …, then", "Except as otherwise provided in this Agreement …") holds a main clause
-    after a comma, with its modal ("…, Licensor may terminate"), not only the condition."""
+    after a comma, with its modal ("…, Licensor may terminate"), not only the condition, and
+    "and" or "or" after the cut opens a clause with its own verb ("…, and will renew"), not more of
+    a noun phrase ("… in consideration of you" | "and your Managers' and Producers' use of …")."""
     words = text[s:e].split()
     if not words or words[-1].strip("\"'()[]\u201c\u201d").lower() in OPEN_WORDS:
         return False
@@ -541,6 +547,10 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
             return False  # "… have terms, conditions" before "and obligations that …", or "… have terms" before it
     if short(cut, nxt) and (short(nxt, after) or short(prev, cut)):  # short items on both sides: a list
         return False
+    joins = re.search(r"\b(?:and/or|and|or)\W*$", text[max(s, cut - 12):cut]) or re.match(r"\s*(?:and/or|and|or)\s",
+                                                                                         text[cut:nxt])
+    if joins and not _MAIN_VERB.search(text, cut, nxt) and not _VERB_AFTER.search(text, cut, nxt):
+        return False  # "… in consideration of you" before "and your Managers' and Producers' use of …": no clause
     body = _ENUM.sub("", text[s:e], count=1)
     that = list(_THAT_ADVERBIAL.finditer(body))
     if that and not _VERB_AFTER.search(body, that[-1].end()):
@@ -581,6 +591,8 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
                 break
             if wc < min_words or (bounds[j] != e0 and not _part_reads_whole(text, s, e, bounds[j], bounds, e0)):
                 continue
+            if s != s0 and not (_MAIN_VERB.search(text, s, e) or _VERB_AFTER.search(text, s, e)):
+                continue  # a phrase from inside the sentence ("Producers' use of our business processes, …")
             key = (len(set(content_terms(text[s:e])) & terms), s == s0, wc)
             if best is None or key > best[0]:
                 best = (key, (s, e))
