@@ -494,6 +494,9 @@ _MAIN_VERB = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could
                         r"appoints?|agrees?|acknowledges?|represents?|warrants?|covenants?|undertakes?|reserves?|"
                         r"accepts?|retains?|assumes?)\b", re.I)
 _MODAL = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could)\b", re.I)
+# "you and your Managers", "us and our Affiliates": one party with its own, not two clauses
+_PRONOUN_AND_THEIRS = re.compile(r"\b(?:you|us|them|him|her|it|me)\s+(?:and/or|and|or)\s+(?:your|our|their|his|her|its|my)\b",
+                                 re.I)
 # "… agrees that during the term …, except as …": a that-clause opened by an adverbial phrase;
 # its verb comes after the phrase, so a part ending before any verb states nothing.
 _THAT_ADVERBIAL = re.compile(r"\bthat\s*,?\s*(?:during|in|upon|on|if|unless|except|notwithstanding|for|after|before|"
@@ -516,8 +519,8 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     a part that opens with a condition or an exception ("If the subscriber serves a counter
     notification …, then", "Except as otherwise provided in this Agreement …") holds a main clause
     after a comma, with its modal ("…, Licensor may terminate"), not only the condition, and
-    "and" or "or" after the cut opens a clause with its own verb ("…, and will renew"), not more of
-    a noun phrase ("… in consideration of you" | "and your Managers' and Producers' use of …")."""
+    it does not end between a pronoun and the party's own people or things joined to it ("… in
+    consideration of you" | "and your Managers' and Producers' use of …")."""
     words = text[s:e].split()
     if not words or words[-1].strip("\"'()[]\u201c\u201d").lower() in OPEN_WORDS:
         return False
@@ -547,10 +550,8 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
             return False  # "… have terms, conditions" before "and obligations that …", or "… have terms" before it
     if short(cut, nxt) and (short(nxt, after) or short(prev, cut)):  # short items on both sides: a list
         return False
-    joins = re.search(r"\b(?:and/or|and|or)\W*$", text[max(s, cut - 12):cut]) or re.match(r"\s*(?:and/or|and|or)\s",
-                                                                                         text[cut:nxt])
-    if joins and not _MAIN_VERB.search(text, cut, nxt) and not _VERB_AFTER.search(text, cut, nxt):
-        return False  # "… in consideration of you" before "and your Managers' and Producers' use of …": no clause
+    if _PRONOUN_AND_THEIRS.search(text[max(s, e - 12):cut + 40]):
+        return False  # "… in consideration of you" before "and your Managers' and Producers' use of …"
     body = _ENUM.sub("", text[s:e], count=1)
     that = list(_THAT_ADVERBIAL.finditer(body))
     if that and not _VERB_AFTER.search(body, that[-1].end()):
