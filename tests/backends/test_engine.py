@@ -601,20 +601,6 @@ def test_such_before_a_preposition_points_at_nothing_outside_the_quote():
     assert engine.dangling_reference("The parties shall act in such a manner as to avoid any delay.") is None
 
 
-def test_this_and_a_noun_inside_a_sentence_points_back_unless_it_names_a_place():
-    """The IRS instructions' "Nonresident aliens who make this election may forfeit the right to
-    claim benefits …" was verified as self-contained for "Can a nonresident alien claim the standard
-    deduction?": which election? "this election" after "an election" in the quote, the document
-    ("this agreement"), a place in it ("this paragraph") or a defined term ("this Section") name."""
-    assert engine.dangling_reference("Nonresident aliens who make this election may forfeit the right to claim "
-                                     "benefits otherwise available under a U.S. tax treaty.") == "this election"
-    assert engine.dangling_reference("If you make an election, this election applies to all later years.") is None
-    for named in ("The Company may terminate this agreement on ninety days notice.",
-                  "Each party shall comply with this paragraph and with applicable law.",
-                  "Licensee shall pay the fees set out in this Section within thirty days."):
-        assert engine.dangling_reference(named) is None, named
-
-
 def test_a_forms_row_number_does_not_open_a_quote(corpus):
     """Goosehead's declarations page is a table: row number, clause number, text. The answer on
     the initial franchise fee quoted "2 4.1 You elect to pay …"; the quote opens at the clause."""

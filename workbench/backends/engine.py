@@ -1060,16 +1060,6 @@ _DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" stil
 _DOCUMENT_NOUNS = frozenset(["agreement", "agreements", "contract", "amendment", "addendum", "lease", "license",
                              "licence", "guideline", "guidelines", "document", "publication", "standard", "policy",
                              "memorandum"])
-# "this election" inside a sentence points at what came before it, unless the quote said it ("… an
-# election … this election"), it names the document ("this agreement") or a place or time in it
-# ("this section", "this year": the quote's own location and date say which)
-_THIS_NOUN = re.compile(r"\b(this|these)\s+([a-z][a-z-]+)\b")
-_PLACE_NOUNS = frozenset(["section", "sections", "subsection", "paragraph", "paragraphs", "subparagraph", "part",
-                          "subpart", "chapter", "title", "article", "clause", "appendix", "annex", "schedule", "exhibit",
-                          "attachment", "form", "forms", "page", "pages", "table", "figure", "chart", "instructions",
-                          "report", "paper", "book", "year", "month", "week", "day", "time", "date", "period", "is",
-                          "are", "was", "were", "will", "may", "can", "could", "would", "should", "shall", "must", "has",
-                          "have", "had", "does", "do", "did", "means", "includes"])
 # "It is expressly agreed that …": an expletive "it" that points at the that-clause it opens
 _EXPLETIVE_IT = re.compile(r"^\W*it\s+is\s+(?:(?:hereby|expressly|further|mutually|specifically|also|understood and)\s+)*"
                            r"(?:agreed|understood|acknowledged|intended|recogni[sz]ed|stipulated|"
@@ -1095,10 +1085,6 @@ def dangling_reference(quote: str) -> str | None:
     m = _REF_ANYWHERE.search(body)
     if m:
         return m.group(0)
-    for m in _THIS_NOUN.finditer(body, 1):  # "… who make this election may forfeit …": which election?
-        word = m.group(2)
-        if word not in _DOCUMENT_NOUNS and word not in _PLACE_NOUNS and stem(word) not in set(content_terms(body[:m.start()])):
-            return m.group(0)
     for m in _SUCH.finditer(body):  # "such breach" after "breaches" points inside; otherwise outside
         word = m.group(1).lower()
         if word in _SUCH_NO_NOUN:
