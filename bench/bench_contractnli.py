@@ -119,7 +119,7 @@ def main(argv=None) -> int:
                 from workbench.pipeline.context import DocsContext
 
                 units = engine.units_for(hyp[k], DocsContext([parsed], wb.retriever), {}, min_words=10,
-                                         max_words=EVIDENCE_MAX_WORDS)
+                                         max_words=EVIDENCE_MAX_WORDS, join=False)  # as check_claim reads them
                 from workbench.text.weights import weights_for
 
                 judge, texts = engine.get_judge(), [u.judged for u in units]
