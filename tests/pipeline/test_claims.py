@@ -119,3 +119,32 @@ def test_cli_verify_with_a_missing_claims_file_exits_2_with_one_line(make_pdf, d
     assert main(["verify", str(pdf), "--claims", str(tmp_path / "nope.txt"), "--json"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such file" in err[0]
+
+
+# ContractNLI train NDA 105 (CC BY 4.0): its gold evidence that oral disclosures are covered says so
+# in other words than the claim, and ranked sixth by support alone
+NDA_105 = [
+ "11. Except as specifically provided herein, neither Party makes any warranty, express or implied, oral or written, with respect to products, services, or information supplied hereunder, including any warranties related to patent, trademark, or copyright infringements.",
+ "WHEREAS, the Parties represent that they control or may in the future control and have in their possession or may in the future possess valuable proprietary, confidential information as described in Paragraph 1 of this Agreement;",
+ "In no event shall either Party be liable to the other for indirect, special, consequential, punitive, exemplary, or incidental damages including, but not limited to damages for loss of use of facilities or equipment, loss of revenue, loss of profits or loss of goodwill.",
+ "The Parties shall utilize no less than reasonable care in protecting Proprietary Information received from the disclosing party; such care shall be the same degree of care as though it were to protect its own confidential or proprietary information.",
+ "4. Except as provided in Paragraphs 6 and 7 hereof, Proprietary Information disclosed to a receiving Party shall for a period of three (3) years from the effective date of this Agreement be held in confidence by the receiving Party and not be disclosed to others or used except for the purposes set forth above, without the prior written approval of the disclosing Party.",
+ "5. Disclosure of Proprietary Information to a receiving Party may be either oral or in writing.",
+ "c. Is generally disclosed by the disclosing Party to third parties without obligation of secrecy.",
+ "Each Party's Proprietary Information may include, but is not limited to, patents, copyrights, design methods, ideas, concepts, data, formulas, manufacturing techniques, know-how, business plans, customer lists, software, methodologies, technologies, processes, financial information, and sales and marketing information.",
+ "12. Each Party acknowledges that the Proprietary Information disclosed hereunder may be subject to export control, and that compliance with all appropriate Government regulations is the responsibility of the receiving Party.",
+]
+
+
+def test_a_passage_that_says_the_claim_in_other_words_comes_early_in_the_evidence(make_pdf, data_dir):
+    """Support reads words; "Confidential Information may include verbally conveyed information"
+    shares few with "Disclosure of Proprietary Information to a receiving Party may be either oral or
+    in writing", and a warranty clause that says "oral or written" ranked above it. After the deciding
+    passage, evidence is ordered by support and closeness in meaning together (EVIDENCE_CLOSENESS)."""
+    from workbench.service import Workbench
+
+    wb = Workbench(get_settings())
+    doc_id = wb.ingest(make_pdf(["\n\n".join(NDA_105)], name="nda105.pdf"), source_type="contract").id
+    [check] = wb.check_claims(["Confidential Information may include verbally conveyed information."], [doc_id])
+    said = [" ".join(e.text.split()) for e in check.evidence]
+    assert any("may be either oral or in writing" in s for s in said[:2]), said

@@ -361,6 +361,17 @@ class ScoreCache:
 SCORES = ScoreCache()
 
 
+def closeness(text: str, spans: Sequence[str], docs: Sequence[str | None] | None = None) -> np.ndarray:
+    """How close in meaning each span is to the text, in [0, 1] (the judge's rescaled MiniLM cosine);
+    zeros for a judge that reads no vectors."""
+    judge = SCORES.judge or get_judge()
+    features = getattr(judge, "features", None)
+    if features is None or not spans:
+        return np.zeros(len(spans), np.float64)
+    ws = [weights_for(d) for d in docs] if docs is not None else None
+    return np.asarray(features(text, list(spans), ws, ("cosine",))[:, 0], np.float64)
+
+
 # --- units: whole sentences, list items and clauses ------------------------------------------
 _BULLET_GLYPH = re.compile(r"[•·▪◦●■+*–—-]\s+")
 _TRAIL_CHARS = frozenset(",;:(\u2014\u2013-")
