@@ -186,13 +186,9 @@ def test_a_lead_in_brings_its_items_as_candidates(corpus):
 
 def test_an_answer_leaves_out_a_lead_in_whose_items_it_does_not_quote():
     from workbench.backends.rules import compose_from_quotes
-    from workbench.models import Evidence, Span
 
-    def ev(rid: str, quote: str, start: int) -> Evidence:
-        span = Span(document_id="d", page=1, pages=[1], start=start, end=start + len(quote), text=quote,
-                    text_sha256="0" * 64)
-        return Evidence(requirement_id=rid, source_type="statute", document_id="d", section_heading=None,
-                        exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
+    def ev(rid: str, quote: str, start: int):
+        return _quote_item("d", "statute", rid, quote, start)
 
     lead = ev("REQ-S001", "To qualify, the service provider's activities must meet the following conditions:", 0)
     other = ev("REQ-S002", "A service provider must designate an agent to receive notifications of infringement.", 500)
@@ -210,13 +206,9 @@ def test_an_answer_keeps_a_lead_in_with_its_items_within_its_limit_of_statements
     four conditions applies to you." and no condition: its item ranked 11th, past the answer's eight
     statements. A lead-in now brings its items up behind it; one whose items still do not fit goes."""
     from workbench.backends.rules import MAX_STATEMENTS, compose_from_quotes
-    from workbench.models import Evidence, Span
 
-    def ev(rid: str, quote: str, start: int) -> Evidence:
-        span = Span(document_id="i", page=1, pages=[1], start=start, end=start + len(quote), text=quote,
-                    text_sha256="0" * 64)
-        return Evidence(requirement_id=rid, source_type="statute", document_id="i", section_heading=None,
-                        exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
+    def ev(rid: str, quote: str, start: int):
+        return _quote_item("i", "statute", rid, quote, start)
 
     lead = ev("REQ-S001", "File Form 1040NR if any of the following four conditions applies to you.", 0)
     others = [ev(f"REQ-S{k + 2:03d}", f"Statement number {k} must be filed with the return by the due date.",
@@ -236,13 +228,9 @@ def test_an_answer_leaves_out_an_item_that_says_nothing_without_its_lead_in():
     not, either directly or indirectly, …:"): "Solicit, divert or attempt to solicit …" read as
     an order, the opposite of what the agreement says. An item with its own modal stays."""
     from workbench.backends.rules import compose_from_quotes
-    from workbench.models import Evidence, Span
 
-    def ev(rid: str, quote: str, start: int) -> Evidence:
-        span = Span(document_id="g", page=1, pages=[1], start=start, end=start + len(quote), text=quote,
-                    text_sha256="0" * 64)
-        return Evidence(requirement_id=rid, source_type="contract", document_id="g", section_heading=None,
-                        exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
+    def ev(rid: str, quote: str, start: int):
+        return _quote_item("g", "contract", rid, quote, start)
 
     lead = ("(b) Member covenants and agrees that during the term of the Franchise Agreement, Member will not, either "
             "directly or indirectly, for itself, or through, on behalf of, or in conjunction with any person:")
@@ -259,3 +247,13 @@ def test_an_answer_leaves_out_an_item_that_says_nothing_without_its_lead_in():
     with_lead = ev("REQ-C002", lead, 700)
     draft = compose_from_quotes([term, with_lead, solicit])
     assert draft.final_answer.index("REQ-C002") < draft.final_answer.index("REQ-C006")
+
+
+def _quote_item(doc: str, source_type: str, rid: str, quote: str, start: int):
+    """An extracted, anchored quote as compose_from_quotes receives it."""
+    from workbench.models import Evidence, Span
+
+    span = Span(document_id=doc, page=1, pages=[1], start=start, end=start + len(quote), text=quote,
+                text_sha256="0" * 64)
+    return Evidence(requirement_id=rid, source_type=source_type, document_id=doc, section_heading=None,
+                    exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
