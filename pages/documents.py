@@ -27,8 +27,9 @@ def describe(doc: Document) -> None:
     if doc.pages_without_text:
         pages = ", ".join(str(p) for p in doc.pages_without_text[:30])
         more = "…" if len(doc.pages_without_text) > 30 else ""
-        st.warning(f"**{safe.text(doc.filename)}**: pages without a text layer (scanned?): {pages}{more}. "
-                   "Quotes on these pages cannot be found or verified; OCR the file first if they matter.",
+        st.warning(f"**{safe.text(doc.filename)}**: pages without readable text (scanned, or fonts that map no "
+                   f"characters): {pages}{more}. Quotes on these pages cannot be found or verified; OCR the file first "
+                   "if they matter.",
                    icon=":material/document_scanner:")
     for w in doc.warnings:
         if doc.pages_without_text and "text layer" in w:  # said once, above

@@ -14,7 +14,7 @@ from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
 from workbench.pdf import active, anchor, labels, segment
-from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, page_blocks
+from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, UnmappedText, page_blocks
 from workbench.pdf.furniture import furniture_lines
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
@@ -306,6 +306,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     words: list[Word] = []
     lines: list[Line] = []
     failed: list[int] = []
+    unmapped: list[int] = []
     shown_floor = 0  # glyphs the pages so far show at least (limits.py)
     mupdf().TOOLS.reset_mupdf_warnings()
     try:
@@ -319,6 +320,9 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
             try:
                 blocks = page_blocks(page)
+            except UnmappedText:  # symbols, not words: read as a page without text
+                blocks = []
+                unmapped.append(number)
             except Exception:  # a page MuPDF cannot interpret: keep the rest of the document
                 blocks = []
                 failed.append(number)
@@ -366,11 +370,15 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     no_text = [p.number for p in pages if not p.has_text]
     if failed:
         warnings.append(f"{_pages(failed)} could not be read (damaged content): left empty")
-    if no_text and len(no_text) == len(pages):
-        warnings.append(f"no text layer on any page (scanned?): {_pages(no_text)}; quotes cannot be "
+    if unmapped:
+        warnings.append(f"{_pages(unmapped)}: the fonts map their letters to no characters, so the text layer "
+                        "reads as symbols; read as pages without a text layer (OCR the PDF to quote them)")
+    scanned = [n for n in no_text if n not in unmapped]
+    if scanned and len(scanned) == len(pages):
+        warnings.append(f"no text layer on any page (scanned?): {_pages(scanned)}; quotes cannot be "
                         "located until the PDF is OCRed")
-    elif no_text:
-        warnings.append(f"{_pages(no_text)} {'has' if len(no_text) == 1 else 'have'} no text layer (scanned?): "
+    elif scanned:
+        warnings.append(f"{_pages(scanned)} {'has' if len(scanned) == 1 else 'have'} no text layer (scanned?): "
                         "quotes there cannot be located")
     document = Document(
         id=opened.sha256, filename=name, title=(meta.get("title") or "").strip() or None,

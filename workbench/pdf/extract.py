@@ -5,6 +5,7 @@ same words a reader of the page gets back (ligatures kept, no dehyphenation)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -23,9 +24,33 @@ BLOCK_SEP = "\n\n"
 RawWord = tuple[float, float, float, float, str, int, int, int]
 
 
+class UnmappedText(Exception):
+    """The page's glyphs mostly map to no character: its fonts lack a Unicode map, so what a text
+    layer gives there is symbols, not the words the page shows."""
+
+    def __init__(self, unmapped: int, mapped: int):
+        super().__init__(f"{unmapped} of {unmapped + mapped} glyphs map to no character")
+        self.unmapped, self.mapped = unmapped, mapped
+
+
+# Glyphs a font maps to a control character or to U+FFFD: ordinary pages have none, or a few
+# dozen in a formula; a page set in a font without a Unicode map has thousands.
+_UNMAPPED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ufffd]")
+UNMAPPED_MAX = 0.5  # share of a page's glyphs beyond which its text layer is not read at all
+
+
 def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
-    """Blocks → lines → words, blocks in reading order (see order_blocks)."""
-    raw = page.get_text("words", flags=mupdf().TEXTFLAGS_WORDS, sort=False)
+    """Blocks → lines → words, blocks in reading order (see order_blocks). Raises UnmappedText
+    when most glyphs map to no character: the few that do are then no more than symbols ("(700;)&"
+    for "(2003).") and must not be read as the page's words."""
+    flags = mupdf().TEXTFLAGS_WORDS
+    textpage = page.get_textpage(flags=flags)
+    raw = page.get_text("words", flags=flags, sort=False, textpage=textpage)
+    unmapped = len(_UNMAPPED.findall(textpage.extractText()))
+    if unmapped:
+        mapped = sum(len(w[4]) for w in raw)
+        if unmapped > UNMAPPED_MAX * (unmapped + mapped):
+            raise UnmappedText(unmapped, mapped)
     blocks: dict[int, dict[int, list[RawWord]]] = {}
     for w in raw:
         if w[4]:

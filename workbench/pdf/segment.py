@@ -91,6 +91,10 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
     return False
 
 
+# An entry a converter named after its source file ("htmldoc797.html") names no section.
+_FILE_NAME = re.compile(r"^\S+\.(?:s?html?|xhtml|pdf|docx?|odt|rtf|txt|xml|tex|md)$", re.IGNORECASE)
+
+
 def _outline(doc: ParsedDocument) -> list[tuple[int, str]]:
     """(offset, title) of the PDF outline's entries, found on their pages; [] without an outline."""
     from workbench.pdf.mupdf import mupdf
@@ -103,7 +107,7 @@ def _outline(doc: ParsedDocument) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for _level, title, page in toc:
         title = " ".join(str(title).split())
-        if not title or not 1 <= page <= len(doc.pages):
+        if not title or not 1 <= page <= len(doc.pages) or _FILE_NAME.match(title):
             continue
         pg = doc.pages[page - 1]
         pat = re.compile(r"\s+".join(re.escape(w) for w in title.split()), re.IGNORECASE)

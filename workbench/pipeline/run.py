@@ -334,14 +334,15 @@ def _unused_words_hint(question: str, docs: list[ParsedDoc]) -> str:
 
 
 def _unsearchable(docs: list[ParsedDoc]) -> list[str]:
-    """Pages that could not be searched (no text layer): evidence may be there, unread."""
+    """Pages that could not be searched (no readable text layer): evidence may be there, unread."""
     out = []
     for d in docs:
         pages = d.document.pages_without_text
         if pages:
             shown = ", ".join(map(str, pages[:10])) + (" …" if len(pages) > 10 else "")
-            out.append(f"{d.document.filename}: {len(pages)} page(s) without a text layer (scanned?) could not be "
-                       f"searched: {shown}. Run OCR on the PDF and ingest it again.")
+            out.append(f"{d.document.filename}: {len(pages)} page(s) without readable text (scanned, or fonts "
+                       f"that map no characters) could not be searched: {shown}. Run OCR on the PDF and ingest it "
+                       "again.")
     return out
 
 
