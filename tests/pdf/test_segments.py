@@ -354,3 +354,28 @@ def test_numbers_side_by_side_on_a_page_edge_are_table_cells_not_furniture():
               (10 * p + 2, 760.5, 770.0, "77.8"), (10 * p + 3, 760.0, 770.0, "79.5"),
               (10 * p + 4, 780.0, 790.0, str(p + 1))] for p in range(6)]
     assert furniture_lines(pages) == {10 * p + 4 for p in range(6)}
+
+
+NAACL = "pdfs/science/naacl06-shinyama.pdf"  # two columns under a title and an address centred over both
+
+
+def test_an_address_centred_over_two_columns_does_not_join_them_into_one(corpus: Path):
+    """The address block crosses the gutter: read as part of a column, it bridged both, and the
+    right column's first lines were read between the abstract's heading and its text."""
+    doc = open_pdf(corpus / NAACL)
+    texts = [" ".join(s.text.split()) for s in doc.segments() if s.page == 1]
+    abstract = texts.index("We are trying to extend the boundary of Information Extraction (IE) systems.")
+    pitfall = texts.index("There is a bit of a dangerous pitfall here.")
+    assert texts.index("Abstract") + 1 == abstract < pitfall
+    whole = _seg_with(doc, "you need to repeat the whole process")  # from the foot of one column to the next
+    assert " ".join(whole.text.split()).endswith("either manually or semi- automatically.")
+
+
+def test_a_section_number_on_its_own_line_heads_the_title_in_larger_type_below_it(corpus: Path):
+    """"1" / "Background", "3.1" / "Traces": the number and a short title beneath it in its block
+    are one numbered heading, which names the sentences after it."""
+    doc = open_pdf(corpus / NAACL)
+    assert _seg_with(doc, "Every day, a large number of news articles").heading == "1 Background"
+    assert _seg_with(doc, "We evaluated the obtained tables as follows").heading == "4.1 Evaluation Method"
+    trace = open_pdf(corpus / "pdfs/science/tracemonkey_PLDI09.pdf")
+    assert _seg_with(trace, "A trace is simply a program path").heading == "3.1 Traces"

@@ -218,6 +218,29 @@ def split_straddling(blocks: list[list[list[RawWord]]], page_width: float
     return out, cuts
 
 
+COLUMN_MIN_LINES = 3  # lines a paragraph needs to tell where its column ends
+
+
+def _column_gaps(blocks: list[list[list[RawWord]]], boxes: list[tuple[float, float, float, float]],
+                 page_width: float) -> list[tuple[float, float]]:
+    """The white space between paragraphs of running text that stand side by side (they share a
+    height, and neither reaches into the other's width): a narrower block across it, like a
+    paper's address centred over both columns, is a band, not part of either column. A table's
+    cells are no paragraphs here: their order is the table's."""
+    paras = []
+    for i, b in enumerate(blocks):
+        words = sorted(len(ln) for ln in b)
+        if (len(b) >= COLUMN_MIN_LINES and words[len(words) // 2] >= PROSE_WORDS
+                and boxes[i][2] - boxes[i][0] >= PROSE_WIDTH * page_width):
+            paras.append(boxes[i])
+    out = set()
+    for a in paras:
+        for b in paras:
+            if a[2] < b[0] and min(a[3], b[3]) > max(a[1], b[1]):
+                out.add((a[2], b[0]))
+    return sorted(out)
+
+
 def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Sequence[float] = ()
                  ) -> list[list[list[RawWord]]]:
     """Reading order that keeps multi-column pages sane.
@@ -232,6 +255,7 @@ def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Seq
     boxes = [_bbox(b) for b in blocks]
     idx = sorted(range(len(blocks)), key=lambda i: (boxes[i][1], boxes[i][0]))
     wide = 0.5 * page_width
+    gaps = _column_gaps(blocks, boxes, page_width)
     out: list[int] = []
     group: list[int] = []
 
@@ -273,7 +297,7 @@ def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Seq
 
     for i in idx:
         x0, _, x1, _ = boxes[i]
-        if x1 - x0 > wide or (cuts and any(x0 < c < x1 for c in cuts)):
+        if x1 - x0 > wide or (cuts and any(x0 < c < x1 for c in cuts)) or any(x0 < a and x1 > b for a, b in gaps):
             flush()
             out.append(i)
         else:

@@ -473,7 +473,8 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
         alone = block_lines[blk] == 1
         number, pending_number = pending_number, None
         if (number is not None and (number.page, number.block) == blk and not vertical
-                and not _BARE_NUMBER.match(lt) and _is_heading(lt, ln.y1 - ln.y0, body, True, alone)
+                and not _BARE_NUMBER.match(lt)
+                and _is_heading(lt, ln.y1 - ln.y0, body, True, alone or block_lines[blk] == 2)  # "1" / "Background"
                 and not _clause_in_capitals(doc, furniture, i, body)):
             heading = " ".join(text[number.start:ln.end].split())  # "2" / "TERM AND RENEWAL": one heading
             out.append(Segment(number.start, ln.end, number.page, text[number.start:ln.end], heading, "heading"))
