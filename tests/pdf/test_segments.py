@@ -379,3 +379,18 @@ def test_a_section_number_on_its_own_line_heads_the_title_in_larger_type_below_i
     assert _seg_with(doc, "We evaluated the obtained tables as follows").heading == "4.1 Evaluation Method"
     trace = open_pdf(corpus / "pdfs/science/tracemonkey_PLDI09.pdf")
     assert _seg_with(trace, "A trace is simply a program path").heading == "3.1 Traces"
+
+
+def test_a_transcripts_margin_line_numbers_are_furniture_not_words_of_its_sentences(corpus: Path):
+    """Court transcripts and pleading paper number every line down the margin: read as text, "14 15
+    16" sat inside "… of the United States at 1:01 p.m.", and the numbers' column, read first,
+    put the reporter's footer before the page's last line."""
+    doc = open_pdf(corpus / "pdfs/legal/scotus-transcript-p1.pdf")
+    texts = [" ".join(s.text.split()) for s in doc.segments()]
+    argued = "The above-entitled matter came on for oral argument before the Supreme Court of the United States at 1:01 p.m."
+    assert argued in texts
+    assert doc.locate(argued) is not None
+    assert "CHARLES M. SEVILLA, ESQ., San Diego, Cal.; on behalf of the Respondent." in texts
+    assert not any(t.isdigit() for t in texts)
+    contents = open_pdf(corpus / "pdfs/science/Qwen2-technical-report_arXiv2407.10671.pdf")
+    assert any(" ".join(s.text.split()) == "1 Introduction 3" for s in contents.segments())  # numbered, unevenly spaced

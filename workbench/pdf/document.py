@@ -15,7 +15,7 @@ from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
 from workbench.pdf import active, anchor, labels, segment
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, UnmappedText, page_blocks
-from workbench.pdf.furniture import furniture_lines
+from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
@@ -129,13 +129,22 @@ class ParsedDocument:
         if self._furniture is None:
             per_page: list[list[tuple[int, float, float, str]]] = [[] for _ in self.pages]
             margins: list[list[int]] = [[] for _ in self.pages]
+            boxes: list[list[tuple[int, float, float, float, str]]] = [[] for _ in self.pages]
             for i, ln in enumerate(self.lines):
-                per_page[ln.page - 1].append((i, ln.y0, ln.y1, self.text[ln.start:ln.end]))
+                line_text = self.text[ln.start:ln.end]
+                per_page[ln.page - 1].append((i, ln.y0, ln.y1, line_text))
                 ws = self.words[ln.first_word:ln.last_word]
                 width = self.pages[ln.page - 1].width
-                if max(w.x1 for w in ws) < 0.1 * width or min(w.x0 for w in ws) > 0.9 * width:
+                x0, x1 = min(w.x0 for w in ws), max(w.x1 for w in ws)
+                if x1 < 0.1 * width or x0 > 0.9 * width:
                     margins[ln.page - 1].append(i)
-            self._furniture = furniture_lines(per_page, margins)
+                boxes[ln.page - 1].append((i, x0, x1, ln.y0, line_text))
+            furniture = furniture_lines(per_page, margins)
+            for page_lines in boxes:
+                lefts = sorted(b[1] for b in page_lines if any(c.isalpha() for c in b[4]))
+                if len(lefts) >= LINE_NUMBERS_MIN:
+                    furniture |= margin_line_numbers(page_lines, lefts[len(lefts) // 10])
+            self._furniture = furniture
         return self._furniture
 
     @property

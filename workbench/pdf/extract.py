@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from workbench.pdf.furniture import LINE_NUMBERS_MIN, margin_line_numbers
 from workbench.pdf.mupdf import mupdf
 
 if TYPE_CHECKING:
@@ -62,8 +63,25 @@ def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
                 b[w[6]] = [w]
             else:
                 ln.append(w)
-    ordered, cuts = split_straddling([list(lines.values()) for lines in blocks.values()], page.rect.width)
-    return [part for b in order_blocks(ordered, page.rect.width, cuts) for part in margin_icons_apart(b)]
+    body, numbers = line_numbers_apart([list(lines.values()) for lines in blocks.values()])
+    ordered, cuts = split_straddling(body, page.rect.width)
+    return [part for b in order_blocks(ordered, page.rect.width, cuts) for part in margin_icons_apart(b)] + numbers
+
+
+def line_numbers_apart(blocks: list[list[list[RawWord]]]) -> tuple[list[list[list[RawWord]]], list[list[list[RawWord]]]]:
+    """The page's blocks without the line numbers down its margin (a transcript's, pleading
+    paper's), and those apart, top to bottom: left among the text they made a column of their own
+    that took the footer with it and was read before the page's last lines."""
+    lines = [(i, *(_line_box(b[0])[0::2]), b[0][0][1], " ".join(w[4] for w in b[0]))
+             for i, b in enumerate(blocks) if len(b) == 1]
+    lefts = sorted(_bbox(b)[0] for b in blocks if any(c.isalpha() for ln in b for w in ln for c in w[4]))
+    if len(lefts) < LINE_NUMBERS_MIN:
+        return blocks, []
+    numbers = margin_line_numbers([(i, x0, x1, y0, t) for i, x0, x1, y0, t in lines], lefts[len(lefts) // 10])
+    if not numbers:
+        return blocks, []
+    return ([b for i, b in enumerate(blocks) if i not in numbers],
+            sorted((b for i, b in enumerate(blocks) if i in numbers), key=lambda b: b[0][0][1]))
 
 
 ICON_MIN_LINES = 3  # lines of running text a block needs before a line beside them can be an icon

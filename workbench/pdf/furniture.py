@@ -1,5 +1,6 @@
 """Running headers, footers and page numbers: lines at the top or bottom of a page that repeat
-across pages (digits ignored) or are bare page numbers. They are skipped only when matching a
+across pages (digits ignored) or are bare page numbers; and the line numbers down the margin of
+a transcript or pleading paper. They are skipped only when matching a
 quote across a page break and when segmenting; doc.text keeps them."""
 
 from __future__ import annotations
@@ -70,4 +71,40 @@ def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
             sig = signature(text)
             if _PAGE_NO.match(text) or (sig and counts[sig] >= need):
                 out.add(lid)
+    return out
+
+
+_LINE_NO = re.compile(r"^\s*([0-9]{1,2})\s*$")
+LINE_NUMBERS_MIN = 5  # numbers counting up, one under the other, before a margin's numbers are furniture
+ALIGN = 3.0  # points: the numbers are set flush right (or left) on one edge
+
+
+def margin_line_numbers(lines: list[tuple[int, float, float, float, str]], text_left: float) -> set[int]:
+    """Ids of the line numbers down a page's left margin (court transcripts, pleading paper):
+    bare numbers set on one edge, left of where the text starts, counting up by one from top to
+    bottom, evenly spaced, at least LINE_NUMBERS_MIN of them. lines: (line id, x0, x1, top y, text). Read as
+    text they fall between the halves of sentences ("came on for oral argument … 14 15 16 at
+    1:01 p.m.")."""
+    nums = [(ln, int(m.group(1))) for ln in lines if (m := _LINE_NO.match(ln[4])) and ln[2] <= text_left + ALIGN]
+    out: set[int] = set()
+
+    def keep(run: list) -> None:
+        gaps = [b[0][3] - a[0][3] for a, b in zip(run, run[1:], strict=False)]
+        if len(run) >= LINE_NUMBERS_MIN and max(gaps) <= 1.5 * min(gaps):  # evenly spaced, unlike a contents page's
+            out.update(ln[0] for ln, _n in run)
+
+    for edge in (2, 1):  # flush right, then flush left
+        groups: dict[int, list[tuple[tuple[int, float, float, float, str], int]]] = {}
+        for ln, n in nums:
+            groups.setdefault(round(ln[edge] / ALIGN), []).append((ln, n))
+        for group in groups.values():
+            group.sort(key=lambda t: t[0][3])
+            run = [group[0]] if group else []
+            for prev, cur in zip(group, group[1:], strict=False):
+                if cur[1] == prev[1] + 1:
+                    run.append(cur)
+                    continue
+                keep(run)
+                run = [cur]
+            keep(run)
     return out
