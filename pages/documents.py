@@ -8,7 +8,7 @@ import streamlit as st
 from workbench.errors import PasswordRequiredError, WorkbenchError, WrongPasswordError
 from workbench.models import SOURCE_TYPES, Document
 from workbench.ui import safe, state
-from workbench.ui.widgets import show_error
+from workbench.ui.widgets import page_ranges, show_error
 from workbench.ui.workspace import get_workbench
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample" / "NIST.SP.800-171r2.pdf"
@@ -25,10 +25,9 @@ def describe(doc: Document) -> None:
     st.success(f"**{safe.text(doc.filename)}** ingested: {doc.pages} pages, source type *{safe.text(doc.source_type)}*"
                f"{how}.", icon=":material/check_circle:")
     if doc.pages_without_text:
-        pages = ", ".join(str(p) for p in doc.pages_without_text[:30])
-        more = "…" if len(doc.pages_without_text) > 30 else ""
+        pages = page_ranges(doc.pages_without_text)
         st.warning(f"**{safe.text(doc.filename)}**: pages without readable text (scanned, or fonts that map no "
-                   f"characters): {pages}{more}. Quotes on these pages cannot be found or verified; OCR the file first "
+                   f"characters): {pages}. Quotes on these pages cannot be found or verified; OCR the file first "
                    "if they matter.",
                    icon=":material/document_scanner:")
     for w in doc.warnings:

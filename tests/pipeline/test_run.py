@@ -209,7 +209,7 @@ def test_no_evidence_names_pages_without_a_text_layer_as_missing(make_pdf, setti
     assert doc.document.pages_without_text == [2]
     run = ask(OFF_TOPIC_Q, [doc], settings)
     assert run.answer.result == NO_AUTHORITATIVE_EVIDENCE
-    assert any("half-scanned.pdf" in m and "without a text layer" in m and m.endswith("again.")
+    assert any("half-scanned.pdf" in m and "without readable text" in m and m.endswith("again.")
                for m in run.answer.missing_evidence)
 
 

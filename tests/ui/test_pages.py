@@ -318,8 +318,8 @@ def test_documents_scanned_upload_names_the_pages_without_text(data_dir, corpus)
     at.file_uploader[0].set_value((pdf.name, pdf.read_bytes(), "application/pdf")).run()
     next(b for b in at.button if b.label == "Ingest").click().run()
     assert not at.exception, at.exception
-    scanned = [w.value for w in at.warning if "without a text layer" in w.value]
-    assert scanned and "1, 2" in scanned[0], texts(at)
+    scanned = [w.value for w in at.warning if "without readable text" in w.value]
+    assert scanned and "scanned" in scanned[0] and ": 1-2." in scanned[0], texts(at)
 
 
 def test_run_checklist_of_two_questions_stores_two_runs_and_lists_both(workspace):

@@ -19,6 +19,7 @@ from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_li
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
+from workbench.text.ranges import page_ranges
 
 if TYPE_CHECKING:
     import pymupdf
@@ -442,18 +443,4 @@ def _refuse_text_after_extracting(blocks: list, name: str, number: int, chars_be
 
 def _pages(nums: list[int]) -> str:
     """[4] -> 'page 4'; [1, 2, 3, 7] -> 'pages 1-3, 7' (warnings read as English)."""
-    return f"page {nums[0]}" if len(nums) == 1 else f"pages {_ranges(nums)}"
-
-
-def _ranges(nums: list[int]) -> str:
-    """[1, 2, 3, 7] -> '1-3, 7'."""
-    out: list[str] = []
-    start = prev = nums[0]
-    for n in nums[1:] + [None]:  # type: ignore[list-item]
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        out.append(f"{start}-{prev}" if prev != start else f"{start}")
-        if n is not None:
-            start = prev = n
-    return ", ".join(out)
+    return f"page {nums[0]}" if len(nums) == 1 else f"pages {page_ranges(nums)}"

@@ -31,6 +31,7 @@ from workbench.pipeline.events import OnEvent, StageClock
 from workbench.pipeline.ids import IdAssigner
 from workbench.pipeline.quality import Review, review, sanitize
 from workbench.text import cited_ids
+from workbench.text.ranges import page_ranges
 from workbench.text.terms import surface_forms
 from workbench.text.weights import weights_for
 
@@ -339,7 +340,7 @@ def _unsearchable(docs: list[ParsedDoc]) -> list[str]:
     for d in docs:
         pages = d.document.pages_without_text
         if pages:
-            shown = ", ".join(map(str, pages[:10])) + (" …" if len(pages) > 10 else "")
+            shown = page_ranges(pages)
             out.append(f"{d.document.filename}: {len(pages)} page(s) without readable text (scanned, or fonts "
                        f"that map no characters) could not be searched: {shown}. Run OCR on the PDF and ingest it "
                        "again.")

@@ -7,6 +7,7 @@ import streamlit as st
 from workbench.errors import ReviewerRequiredError, WorkbenchError
 from workbench.models import ANSWERS, ANSWERS_WELL, Answer, Document, Run, support_badge
 from workbench.service import Workbench
+from workbench.text.ranges import page_ranges as page_ranges  # pages name page runs as the warnings do ("2-22")
 from workbench.ui import safe, state
 
 
