@@ -63,6 +63,42 @@ def test_a_sibling_a_sibling_sublist_or_a_plain_paragraph_is_no_lead_in():
     assert Lines("Either party may terminate:", "this Agreement at will.").lead("this Agreement") == ""
 
 
+def test_an_item_that_says_more_than_one_sentence_is_still_its_lists_item():
+    """NIST SP 800-223's four zones: "1. The high-performance computing zone consists of …" then
+    "The high-performance computing zone provides key services …" before "2. The data storage
+    zone …". Walking back from item 2 over item 1's own further sentence finds the lead-in; only
+    the item numbered just before may be reached that way, over at most two sentences."""
+    c = Lines("An HPC system is divided into four function zones:",
+              "1. The compute zone consists of a pool of compute nodes.",
+              "The compute zone runs parallel jobs at scale.",
+              "2. The data storage zone comprises parallel file systems.",
+              "They store very large data sets.", "They are fast.",
+              "3. The access zone has nodes connected to external networks.")
+    assert c.lead("2. The data storage") == "An HPC system is divided into four function zones:"
+    assert c.lead("3. The access zone") == c.lead("2. The data storage")
+    items = [t[2] for t in engine.list_items(c, "d", c.segs[0][1])]
+    assert [i[:2] for i in items] == ["1.", "2.", "3."]
+    gap = Lines("The fees are as follows:", "1. The setup fee is due on signing.", "It is not refundable.",
+                "3. The annual fee is due each January.")  # not the next number: another list
+    assert gap.lead("3. The annual fee") == ""
+    long = Lines("The fees are as follows:", "1. The setup fee is due on signing.", "It is not refundable.",
+                 "It covers training.", "It covers the manual.", "2. The annual fee is due each January.")
+    assert long.lead("2. The annual fee") == ""  # three sentences of its own: a clause, not an item
+    bullets = Lines("The parties agree:", "• to meet monthly.", "Meetings are minuted.", "• to share reports.")
+    assert bullets.lead("• to share reports.") == ""  # no numbers to tell an item's sentence from a paragraph
+
+
+def test_a_list_of_items_of_several_sentences_comes_whole_into_the_answer(corpus):
+    """"What are the four zones …?" cited the lead-in with the first and third zones only: the
+    second and fourth were not candidates (the list stopped at the first item's second sentence)
+    and the answer's limit of statements cut what was left."""
+    doc, ctx = _docs_context(corpus / "pdfs/regulatory/NIST.SP.800-223_HPC-security.pdf")
+    lead = _segment_at(ctx, doc, "An HPC system is divided into four function zones")
+    items = [" ".join(t[2].split())[:30] for t in engine.list_items(ctx, doc.document.id, lead.end)]
+    assert items == ["1. The high-performance comput", "2. The data storage zone compr",
+                     "3. The access zone has one or ", "4. The management zone compris"]
+
+
 def test_a_label_above_other_lines_does_not_lead_the_numbered_clauses_after_them(corpus):
     """ContractNLI train NDA 103 (CC BY 4.0): "Parties:" leads the parties' names, and the numbered
     clauses after those names are the agreement's own, not items of the parties' list."""
@@ -204,7 +240,8 @@ def test_an_answer_leaves_out_a_lead_in_whose_items_it_does_not_quote():
 def test_an_answer_keeps_a_lead_in_with_its_items_within_its_limit_of_statements():
     """The IRS instructions' "Who must file?" answer cited "File Form 1040NR if any of the following
     four conditions applies to you." and no condition: its item ranked 11th, past the answer's eight
-    statements. A lead-in now brings its items up behind it; one whose items still do not fit goes."""
+    statements. A lead-in now brings its items up behind it, the list counting as one statement;
+    a lead-in past the limit goes, and its items with it."""
     from workbench.backends.rules import MAX_STATEMENTS, compose_from_quotes
 
     def ev(rid: str, quote: str, start: int):
@@ -218,8 +255,11 @@ def test_an_answer_keeps_a_lead_in_with_its_items_within_its_limit_of_statements
     draft = compose_from_quotes([lead, *others, item])
     answer = draft.final_answer
     assert "REQ-S001" in answer and "REQ-S099" in answer and answer.index("REQ-S001") < answer.index("REQ-S099")
-    assert len(draft.requirement_references) == MAX_STATEMENTS
-    draft = compose_from_quotes([*others[:-1], lead, item])  # the lead-in last within the limit: its item is not
+    assert len(draft.requirement_references) == MAX_STATEMENTS + 1  # seven others, the lead-in and its item
+    assert others[-2].requirement_id in answer and others[-1].requirement_id not in answer
+    draft = compose_from_quotes([*others[:-1], lead, item])  # the lead-in last within the limit: its item too
+    assert "REQ-S001" in draft.final_answer and "REQ-S099" in draft.final_answer
+    draft = compose_from_quotes([*others, lead, item])  # the lead-in past the limit: neither
     assert "REQ-S001" not in draft.final_answer and "REQ-S099" not in draft.final_answer
 
 

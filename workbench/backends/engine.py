@@ -763,6 +763,8 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
     shape, parent = _shape(mark), _parent(mark)
     sents = [t for t in context.sentences(document_id, max(0, start - 4000), start) if t[1] <= start]
     after_item = True  # the text after this one (in reading order) is an item of the list
+    below = mark  # the nearest sibling below, walking back
+    said_on = 0  # plain sentences walked over since that sibling: its predecessor's continuation
     for s0, _e0, t in reversed(sents[-LEAD_LOOKBACK:]):
         body = t.strip()
         m = _item_mark(context, document_id, s0, body)
@@ -776,11 +778,35 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
             if body.endswith(".") and _FORWARD.search(" ".join(body.split()[-12:])):
                 return " ".join(body.split()[-LEAD_MAX_WORDS:]) if after_item else ""
             if body.endswith("."):
-                return ""
-        elif _shape(m) != shape or _parent(m) != parent:
+                if _before(below) is None or said_on == ITEM_GOES_ON:
+                    return ""
+                said_on += 1  # "The access zone provides …" after "3. The access zone has …"
+                after_item = False
+                continue
+        elif _shape(m) != shape or _parent(m) != parent or (said_on and m != _before(below)):
             return ""
+        else:
+            below, said_on = m, 0
         after_item = m is not None
     return ""
+
+
+ITEM_GOES_ON = 2  # plain sentences an item may say after its own before its next sibling
+
+
+def _before(mark: str) -> str | None:
+    """The enumerator just before this one: "1" of "2", "(a)" of "(b)", "4.1" of "4.2"; None for
+    a bullet, a first item or a Roman numeral (whose continuation sentences are not walked over)."""
+    m = re.fullmatch(r"(\(?)(?:(\d+(?:\.\d+)*\.)?(\d+)|([a-zA-Z]))([.)]?)", mark)
+    if m is None:
+        return None
+    if m.group(3) is not None:
+        n = int(m.group(3))
+        return f"{m.group(1)}{m.group(2) or ''}{n - 1}{m.group(5)}" if n > 1 else None
+    c = m.group(4)
+    if c.lower() in "ivx" or c in "aA":
+        return None
+    return f"{m.group(1)}{chr(ord(c) - 1)}{m.group(5)}"
 
 
 LIST_ITEMS_MAX = 12  # items of a lead-in's list read with it
@@ -798,12 +824,17 @@ def list_items(context: Any, document_id: str, end: int) -> list[tuple[int, int,
     lead-in found relevant brings its items, which say what it only announces ("… must meet the
     following conditions:"), though they need not share the question's words."""
     out: list[tuple[int, int, str]] = []
-    for t in context.sentences(document_id, end, end + 6000)[:LIST_ITEMS_MAX + 1]:
+    said_on = 0
+    for t in context.sentences(document_id, end, end + 6000)[:(LIST_ITEMS_MAX + 1) * (ITEM_GOES_ON + 1)]:
         if t[0] < end:
             continue
         if not lead_in(context, document_id, t[0]):
-            break
+            if not out or said_on == ITEM_GOES_ON or _item_mark(context, document_id, t[0], t[2].strip()):
+                break
+            said_on += 1  # an item's own further sentence: its next sibling may follow
+            continue
         out.append(t)
+        said_on = 0
         if len(out) == LIST_ITEMS_MAX:
             break
     return out

@@ -328,7 +328,8 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
                         max_statements: int = MAX_STATEMENTS, cuts: dict[str, tuple[bool, bool]] | None = None,
                         joined: set[str] | frozenset[str] = frozenset()) -> Draft:
     """An answer built only from the verified quotes, in the order given (best first) for
-    choosing, then in document order for reading. Quotes with the same words (the same requirement
+    choosing (at most `max_statements`, a lead-in with its items counting as one), then in
+    document order for reading. Quotes with the same words (the same requirement
     quoted twice, e.g. in the body and an appendix) become one sentence
     citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
     presented together in one sentence citing both. Speculative quotes, quotes that would read
@@ -354,14 +355,17 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     if len(orphans) < len(usable):  # "(i) Solicit, divert …" without "Member will not …:" reads as an order
         usable = [e for e in usable if e not in orphans]
     groups: list[list[Evidence]] = []
+    statements = 0  # a lead-in and its items count as one: the list is what it says
     for e in _items_after_their_lead(usable):
         for g in groups:
             if _same_text(statement(e.exact_quote), statement(g[0].exact_quote)):
                 g.append(e)
                 break
         else:
-            if len(groups) < max_statements:
+            item = any(_announces(g[0], e) for g in groups)
+            if item or statements < max_statements:
                 groups.append([e])
+                statements += not item
     alone = [g for g in groups if engine.leads_a_list(g[0].exact_quote)
              and not any(_announces(g[0], x) for h in groups for x in h)]
     if len(alone) < len(groups):  # its items were left out by the limit: the lead-in goes too
