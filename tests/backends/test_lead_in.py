@@ -67,7 +67,8 @@ def test_an_item_that_says_more_than_one_sentence_is_still_its_lists_item():
     """NIST SP 800-223's four zones: "1. The high-performance computing zone consists of …" then
     "The high-performance computing zone provides key services …" before "2. The data storage
     zone …". Walking back from item 2 over item 1's own further sentence finds the lead-in; only
-    the item numbered just before may be reached that way, over at most two sentences."""
+    the item numbered just before (or a bullet like it) may be reached that way, over at most two
+    sentences."""
     c = Lines("An HPC system is divided into four function zones:",
               "1. The compute zone consists of a pool of compute nodes.",
               "The compute zone runs parallel jobs at scale.",
@@ -84,8 +85,10 @@ def test_an_item_that_says_more_than_one_sentence_is_still_its_lists_item():
     long = Lines("The fees are as follows:", "1. The setup fee is due on signing.", "It is not refundable.",
                  "It covers training.", "It covers the manual.", "2. The annual fee is due each January.")
     assert long.lead("2. The annual fee") == ""  # three sentences of its own: a clause, not an item
-    bullets = Lines("The parties agree:", "• to meet monthly.", "Meetings are minuted.", "• to share reports.")
-    assert bullets.lead("• to share reports.") == ""  # no numbers to tell an item's sentence from a paragraph
+    bullets = Lines("The following biometric data shall be collected:", "+ Two fingerprints.",
+                    "These shall be taken from the full set.", "+ An electronic facial image.")  # FIPS 201-2
+    assert bullets.lead("+ An electronic") == "The following biometric data shall be collected:"
+    assert [t[2][:2] for t in engine.list_items(bullets, "d", bullets.segs[0][1])] == ["+ ", "+ "]
 
 
 def test_a_list_of_items_of_several_sentences_comes_whole_into_the_answer(corpus):

@@ -458,7 +458,7 @@ _VERB_FORM = re.compile(r"(?:[^s]s|ed)\W*$", re.I)
 LABEL_MAX_WORDS = 6
 
 
-def _states_something(unit: str) -> bool:
+def _states_something(unit: str, bulleted: bool = False) -> bool:
     """Prose, not a table cell, a heading or a line cut off: a short unit needs two lower-case
     words ("ERIKSSON, ANNA MARIA G" from a form's example table states nothing); an all-caps
     unit needs 8 words and a full stop, or 15 words (a warranty disclaimer states something, "TREATMENT FOR ADULTS,
@@ -478,7 +478,8 @@ def _states_something(unit: str) -> bool:
     if (len(words) < 15 and not _TERMINAL.search(unit.rstrip()) and unit[:1].isupper() and not _ENUM.match(unit)
             and not _FINITE.search(unit)):
         return False
-    if len(words) <= LABEL_MAX_WORDS and not _FINITE.search(unit) and not any(_VERB_FORM.search(w) for w in words):
+    if (len(words) <= LABEL_MAX_WORDS and not _FINITE.search(unit) and not any(_VERB_FORM.search(w) for w in words)
+            and not bulleted):  # "• An electronic facial image." is a list's item
         return False  # a run-in label ending in a full stop: "Penalty for late payment of tax."
     return len(words) >= 8 or lower >= 2
 
@@ -583,10 +584,12 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
     clause that opens with a capital or an enumerator: one opening "and will renew …" or "empowered
     to …" has lost its subject, and the gate would reject it as a fragment anyway. None for a unit
     too short to state anything."""
+    was = s0
     s0, e0 = _clean(text, s0, e0)
     n = _wc(text, s0, e0)
     if n <= max_words:
-        return (s0, e0, False) if n >= 4 and _states_something(text[s0:e0]) else None
+        bulleted = text[was:s0].strip()[:1] in _BULLETS
+        return (s0, e0, False) if n >= 4 and _states_something(text[s0:e0], bulleted) else None
     # a clause boundary inside the running header a page break put in the sentence is none: "SP
     # 800-171, REVISION 2 PROTECTING …" opened a quote after the header's comma
     furniture = furniture_between(text, s0, e0)
@@ -691,7 +694,7 @@ def candidate_units(query: str, document_id: str, sentences: Sequence[tuple[int,
     return out
 
 
-_ITEM_MARK = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]|\d+(?:\.\d+)+\.?|[•·▪◦●■–-])\s+")
+_ITEM_MARK = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]|\d+(?:\.\d+)+\.?|[•·▪◦●■–+-])\s+")
 _FORWARD = re.compile(r"\b(?:the following|as follows)\b", re.I)  # a full-stop lead-in points at its list
 _LEAD_END = re.compile(r"(?::|:?\s*[-\u2013\u2014])\s*$")
 LEAD_MAX_WORDS = 60  # a longer lead-in is cut to its last words, those nearest the list
@@ -721,7 +724,7 @@ def _parent(mark: str) -> str | None:
     return mark.rsplit(".", 1)[0] if re.fullmatch(r"\d+(?:\.\d+)+", mark) else None
 
 
-_BULLETS = frozenset("•·▪◦●■□☐❖➢►▶✓✔*!-–—o")
+_BULLETS = frozenset("•·▪◦●■□☐❖➢►▶✓✔*!-–—o+")
 
 
 def _bulleted(context: Any, document_id: str, start: int) -> bool:
@@ -778,12 +781,12 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
             if body.endswith(".") and _FORWARD.search(" ".join(body.split()[-12:])):
                 return " ".join(body.split()[-LEAD_MAX_WORDS:]) if after_item else ""
             if body.endswith("."):
-                if _before(below) is None or said_on == ITEM_GOES_ON:
+                if said_on == ITEM_GOES_ON or (_before(below) is None and not _is_bullet(below)):
                     return ""
                 said_on += 1  # "The access zone provides …" after "3. The access zone has …"
                 after_item = False
                 continue
-        elif _shape(m) != shape or _parent(m) != parent or (said_on and m != _before(below)):
+        elif _shape(m) != shape or _parent(m) != parent or (said_on and m != (_before(below) or below)):
             return ""
         else:
             below, said_on = m, 0
@@ -794,9 +797,14 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
 ITEM_GOES_ON = 2  # plain sentences an item may say after its own before its next sibling
 
 
+def _is_bullet(mark: str) -> bool:
+    return not any(c.isalnum() for c in mark)
+
+
 def _before(mark: str) -> str | None:
     """The enumerator just before this one: "1" of "2", "(a)" of "(b)", "4.1" of "4.2"; None for
-    a bullet, a first item or a Roman numeral (whose continuation sentences are not walked over)."""
+    a bullet (any bullet is the one before), a first item or a Roman numeral (whose continuation
+    sentences are not walked over)."""
     m = re.fullmatch(r"(\(?)(?:(\d+(?:\.\d+)*\.)?(\d+)|([a-zA-Z]))([.)]?)", mark)
     if m is None:
         return None
@@ -825,14 +833,18 @@ def list_items(context: Any, document_id: str, end: int) -> list[tuple[int, int,
     following conditions:"), though they need not share the question's words."""
     out: list[tuple[int, int, str]] = []
     said_on = 0
+    lead = ""  # the first item's lead-in: this list's, which every item shares
     for t in context.sentences(document_id, end, end + 6000)[:(LIST_ITEMS_MAX + 1) * (ITEM_GOES_ON + 1)]:
         if t[0] < end:
             continue
-        if not lead_in(context, document_id, t[0]):
-            if not out or said_on == ITEM_GOES_ON or _item_mark(context, document_id, t[0], t[2].strip()):
-                break
+        its = lead_in(context, document_id, t[0])
+        if not its or (lead and its != lead):
+            if (not out or said_on == ITEM_GOES_ON or its or leads_a_list(t[2])
+                    or _item_mark(context, document_id, t[0], t[2].strip())):
+                break  # the list has ended: another list's item or lead-in, or a paragraph
             said_on += 1  # an item's own further sentence: its next sibling may follow
             continue
+        lead = its
         out.append(t)
         said_on = 0
         if len(out) == LIST_ITEMS_MAX:

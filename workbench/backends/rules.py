@@ -324,6 +324,23 @@ def _items_after_their_lead(quotes: list[Evidence]) -> list[Evidence]:
     return out
 
 
+def _items_of_lead_ins(units: list, rel, chosen: list[int]) -> list[int]:
+    """The chosen units, best first, then the items of each chosen lead-in likely to answer
+    (relevance >= engine.RELEVANT) that the limit on proposals left out: "The following biometric
+    data shall be collected from each PIV applicant:" proposed without "+ An electronic facial
+    image." says only that a list follows."""
+    out = list(chosen)
+    for i in chosen:
+        if rel[i] < engine.RELEVANT or not engine.leads_a_list(units[i].text):
+            continue
+        lead = re.sub(r"[\W_]+", "", units[i].text).casefold()
+        items = [j for j in range(len(units)) if j not in out and units[j].document_id == units[i].document_id
+                 and units[j].start > units[i].start and rel[j] >= engine.EXTRACT_FLOOR
+                 and (said := re.sub(r"[\W_]+", "", units[j].lead).casefold()) and lead.endswith(said)]
+        out += sorted(items, key=lambda j: units[j].start)[:engine.LIST_ITEMS_MAX]
+    return out
+
+
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
                         max_statements: int = MAX_STATEMENTS, cuts: dict[str, tuple[bool, bool]] | None = None,
                         joined: set[str] | frozenset[str] = frozenset()) -> Draft:
@@ -446,9 +463,8 @@ class RulesBackend:
         units = engine.units_for(question, context, ranges, min_words=lo, max_words=hi)
         rel = engine.SCORES("relevance", question, [u.judged for u in units], [u.document_id for u in units])
         order = engine.apart(units, sorted(range(len(units)), key=lambda i: (-rel[i], units[i].document_id, units[i].start)))
-        for i in order[:engine.MAX_PROPOSED]:
-            if rel[i] < engine.EXTRACT_FLOOR:
-                break
+        chosen = [i for i in order[:engine.MAX_PROPOSED] if rel[i] >= engine.EXTRACT_FLOOR]
+        for i in _items_of_lead_ins(units, rel, chosen):
             u = units[i]
             ch = next((c for c in chunks if c.document_id == u.document_id and c.start <= u.start < c.end), None)
             conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= engine.RELEVANT else "low"
