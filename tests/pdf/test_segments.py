@@ -394,3 +394,41 @@ def test_a_transcripts_margin_line_numbers_are_furniture_not_words_of_its_senten
     assert not any(t.isdigit() for t in texts)
     contents = open_pdf(corpus / "pdfs/science/Qwen2-technical-report_arXiv2407.10671.pdf")
     assert any(" ".join(s.text.split()) == "1 Introduction 3" for s in contents.segments())  # numbered, unevenly spaced
+
+
+def test_a_papers_abstract_acknowledgements_and_references_are_sections_of_their_own(corpus: Path):
+    """naacl06: unnumbered "Acknowledgements" and "References" end "5 Conclusion"; before, the
+    bibliography ("Kiyoshi Sudo, Satoshi Sekine, and Ralph Grishman.") sat under the conclusion and
+    was offered for "What did the authors conclude?". Qwen2's outline stops at its conclusion and
+    its REFERENCES end it too; the abstract names the sentences before the first numbered section."""
+    doc = open_pdf(corpus / "pdfs/science/naacl06-shinyama.pdf")
+    under = {}
+    for s in doc.segments():
+        under.setdefault(" ".join(s.text.split()), s.heading)
+    assert under["In this paper we proposed Preemptive Information Extraction as a new direction of IE research."] \
+        == "5 Conclusion"
+    assert under["Kiyoshi Sudo, Satoshi Sekine, and Ralph Grishman."] == "References"
+    assert under["We would like to thank Prof. Ralph Grishman who provided useful suggestions and dis- cussions."] \
+        == "Acknowledgements"
+    assert any(h == "Abstract" and t.startswith("We propose a technique called Unrestricted Relation Discovery")
+               for t, h in under.items())
+    qwen = open_pdf(corpus / "pdfs/science/Qwen2-technical-report_arXiv2407.10671.pdf")
+    refs = [s for s in qwen.segments() if s.text.startswith("Marah Abdin, Jyoti Aneja")]
+    assert refs and refs[0].heading == "REFERENCES"
+
+
+def test_a_references_heading_over_no_entries_ends_no_section():
+    """A contract's unnumbered "References" line followed by clauses is no bibliography."""
+    from workbench.pdf.document import Segment
+    from workbench.pdf.segment import _matter
+
+    def seg(kind, text):
+        return Segment(start=0, end=len(text), page=1, text=text, heading=None, kind=kind)
+
+    refs = [seg("heading", "References"), seg("sentence", "Each party may give the other's name as a reference."),
+            seg("sentence", "Neither party shall do so without consent.")]
+    assert _matter(refs, 0, True) is None
+    bib = [seg("heading", "References"), seg("sentence", "Smith, J. 2001. A title."), seg("sentence", "[2] Doe, A.")]
+    assert _matter(bib, 0, True) == "References"
+    assert _matter([seg("heading", "Abstract")], 0, True) is None  # after section 1: a body heading, not the front
+    assert _matter([seg("heading", "Abstract")], 0, False) == "Abstract"

@@ -156,6 +156,32 @@ def _division(doc: ParsedDocument, segs: list[Segment], i: int) -> str | None:
     return " ".join(words)
 
 
+# A paper's unnumbered front and back matter: it ends the numbered section before it ("Kiyoshi
+# Sudo, Satoshi Sekine, and Ralph Grishman." sat under "5 Conclusion", and the conclusion question
+# was offered the bibliography). A "References" heading counts only where entries follow.
+_MATTER = re.compile(r"^\W*(?:abstract|acknowledge?ments?|references|bibliography|works\s+cited|literature\s+cited)\W*$",
+                     re.I)
+_SOURCES = re.compile(r"^\W*(?:references|bibliography|works\s+cited|literature\s+cited)\W*$", re.I)
+_ENTRY = re.compile(r"\b(?:1[89]|20)\d\d[a-z]?\b|^\s*\[\d{1,3}\]")  # a year, or an entry's "[12]"
+MATTER_LOOKAHEAD = 6  # segments after a "References" heading read for entries (years, "[12]")
+
+
+def _matter(segs: list[Segment], i: int, numbered_yet: bool) -> str | None:
+    """The title of the front or back matter heading segs[i] opens ("Abstract" only before the
+    first numbered heading; "References" only over entries: years, "[12]"), or None."""
+    sg = segs[i]
+    if sg.kind != "heading" or not _MATTER.match(sg.text):
+        return None
+    title = " ".join(sg.text.split())
+    if title.strip(" .:").lower() == "abstract" and numbered_yet:
+        return None
+    if _SOURCES.match(title):
+        after = segs[i + 1:i + 1 + MATTER_LOOKAHEAD]  # entries too may read as title-case heading lines
+        if sum(bool(_ENTRY.search(s.text)) for s in after) < 2:
+            return None
+    return title
+
+
 _CONTENTS = re.compile(r"^\W*(?:table\s+of\s+)?contents\W*$", re.I)
 CONTENTS_ENTRY_MAX_WORDS = 6  # a line of a contents page that is no heading: a page number, a short title
 
@@ -180,7 +206,8 @@ def _contents_pages(segs: list[Segment]) -> set[int]:
 
 def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
     """Each segment with the section heading it sits under (outline, else numbered headings and
-    the divisions that end them: an addendum, an exhibit, a schedule). A table of contents lists
+    the divisions that end them: an addendum, an exhibit, a schedule, a paper's abstract,
+    acknowledgements and references). A table of contents lists
     the headings and sits under none of them: its last entry ("57 EXHIBIT H") named the preamble
     and recitals after it."""
     from dataclasses import replace
@@ -189,18 +216,22 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]
     contents = set() if outline else _contents_pages(segs)
     out: list[Segment] = []
     current: str | None = None
+    numbered_yet = False
     k = 0
     for i, sg in enumerate(segs):
         if outline:
             while k < len(outline) and outline[k][0] <= sg.start:
                 current = outline[k][1]
                 k += 1
+            if _SOURCES.match(sg.text) and (title := _matter(segs, i, True)) is not None:
+                current = title  # an outline that stops at its last section: Qwen2's REFERENCES
         elif sg.page in contents:
             current = None
-        elif (title := _division(doc, segs, i)) is not None:
+        elif (title := _division(doc, segs, i) or _matter(segs, i, numbered_yet)) is not None:
             current = title
         elif sg.kind == "heading" and _numbered(sg.text):
             current = " ".join(sg.text.split())
+            numbered_yet = True
         out.append(sg if sg.heading == current else replace(sg, heading=current))
     return out
 
