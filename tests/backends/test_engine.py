@@ -170,6 +170,18 @@ def test_a_run_in_label_is_never_a_unit_a_short_sentence_is():
         assert engine.fit_unit(stated, 0, len(stated), terms, 10, 40) is not None
 
 
+def test_a_templates_blank_states_nothing_but_a_clause_around_one_does():
+    """CERES's form of subcontract (Exhibit C): "8.6 Governing Law / Jurisdiction: [to be
+    completed]" answered "What law governs this agreement?" beside the New York clause. A blank
+    leaves a label; a clause with a blank in it, or a template's party variable, still states."""
+    for blank in ("8.6 Governing Law / Jurisdiction: [to be completed]", "Effective Date: [\u25cf]",
+                  "Signed for and on behalf of the Company: [____]"):
+        assert engine.fit_unit(blank, 0, len(blank), set(), 4, 40) is None
+    for stated in ("[CERES/IGER] has the right to assign its rights and obligations under this Agreement to any "
+                   "third party", "Payment shall be made within [____] days of receipt of an invoice."):
+        assert engine.fit_unit(stated, 0, len(stated), set(), 4, 40) is not None
+
+
 def test_a_sentence_after_a_change_bar_is_whole():
     """NIST FIPS 201-2 marks revised sentences with a "+" in the margin, which the text layer
     puts before the sentence: "The PIV Card shall be valid for no more than six years." was

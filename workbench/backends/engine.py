@@ -458,6 +458,13 @@ _VERB_FORM = re.compile(r"(?:[^s]s|ed)\W*$", re.I)
 LABEL_MAX_WORDS = 6
 
 
+# A template's blank: "[to be completed]", "[insert date]", "[●]", "[____]". What is left around it
+# must state something on its own ("8.6 Governing Law / Jurisdiction: [to be completed]" answered
+# "What law governs this agreement?" in CERES's form of subcontract). A template's variable
+# ("[CERES/IGER] has the right to assign …") names a party and is kept.
+_BLANK = re.compile(r"\[\s*(?:[^\w\]]*|(?:to\s+be|insert|enter|specify|fill|tbd|tbc|blank|complete)\b[^\]]*)\]", re.I)
+
+
 def _states_something(unit: str, bulleted: bool = False) -> bool:
     """Prose, not a table cell, a heading or a line cut off: a short unit needs two lower-case
     words ("ERIKSSON, ANNA MARIA G" from a form's example table states nothing); an all-caps
@@ -468,7 +475,12 @@ def _states_something(unit: str, bulleted: bool = False) -> bool:
     as a list item ("(ii) is known to the Recipient; or"); "Each contractor shall retain the
     records required by Section 3.2" still states something. A unit of at most 6 words with no
     auxiliary and no word that may be a finite verb is a run-in label even with its full stop
-    ("Penalty for late payment of tax."); "Licensor retains all rights." states something."""
+    ("Penalty for late payment of tax."); "Licensor retains all rights." states something. A
+    template's blank states nothing: the words around it are judged alone."""
+    if _BLANK.search(unit):
+        unit = _BLANK.sub(" ", unit)
+        if _TERMINAL.search(unit.rstrip()) and unit.rstrip()[-1] == ":" or not _FINITE.search(unit):
+            return False  # "Governing Law / Jurisdiction: [to be completed]", "Date: [____]"
     words = unit.split()
     if words and words[-1].lower() in _CUT_WORDS:  # "… with other services to increase the": a line cut off
         return False
