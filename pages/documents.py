@@ -45,6 +45,8 @@ def without_name(name: str, message: str) -> str:
 
 
 def ingest(name: str, data: bytes, source_type: str, password: str | None = None) -> None:
+    """Ingest one file; a document ingested now is what the Run page asks about next (the sample
+    and earlier uploads stay one click away there)."""
     try:
         doc = wb.ingest(data, name, password=password, source_type=source_type)
     except PasswordRequiredError as e:
@@ -57,6 +59,9 @@ def ingest(name: str, data: bytes, source_type: str, password: str | None = None
         results.append({"name": name, "error": str(e)})
     else:
         pending.pop(name, None)
+        fresh = [r["document"].id for r in results if r.get("document")]
+        st.session_state[state.RUN_DOCS] = [*fresh, doc.id]
+        st.session_state.pop("run_docs_widget", None)
         results.append({"name": name, "document": doc})
         wb.prepare([doc.id])  # index it in the background: the first question will not wait
 

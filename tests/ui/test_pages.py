@@ -4,6 +4,7 @@ element's proto here, and they are exercised in Chromium by test_browser.py."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
 from pathlib import Path
@@ -125,6 +126,25 @@ def test_documents_sample_button_ingests_the_bundled_nist_publication(data_dir):
     assert not at.exception, at.exception
     assert any("NIST.SP.800-171r2.pdf" in s.value for s in at.success)
     assert list(at.dataframe[0].value["Pages"]) == [113]
+
+
+def test_run_asks_about_the_documents_just_ingested_not_the_whole_workspace(data_dir, make_pdf):
+    """A new user loads the sample, then uploads a contract: the Run page's selection is the
+    contract, so a contract question does not also search the NIST sample (whose "contracts or
+    agreements" sentence was verified for "What law governs this agreement?"). The rest of the
+    workspace is one click away in the same selector."""
+    pdf = make_pdf(["This Agreement shall be governed by the laws of the State of New York."], name="contract.pdf")
+    at = app()
+    at.run()
+    next(b for b in at.button if b.label == "Load the sample document").click().run()
+    at.file_uploader[0].set_value(("contract.pdf", pdf.read_bytes(), "application/pdf")).run()
+    next(b for b in at.button if b.label == "Ingest").click().run()
+    assert not at.exception, at.exception
+    at.switch_page(str(PAGES / "run.py")).run()
+    assert not at.exception, at.exception
+    chosen = at.multiselect(key="run_docs_widget")
+    assert len(chosen.options) == 2  # both offered
+    assert chosen.value == [hashlib.sha256(pdf.read_bytes()).hexdigest()]  # a document's id is its SHA-256
 
 
 # --- Run --------------------------------------------------------------------------------------
