@@ -2,18 +2,15 @@
 
 import time
 
-import pandas as pd
 import streamlit as st
 
-from workbench.models import NO_AUTHORITATIVE_EVIDENCE, STAGES, StageEvent
+from workbench.models import NO_AUTHORITATIVE_EVIDENCE
 from workbench.service import backend_names
 from workbench.ui import safe, state
-from workbench.ui.widgets import confidence_badge, documents_label, show_error
+from workbench.ui.widgets import STAGE_NAMES, confidence_badge, documents_label, show_error, stage_table
 from workbench.ui.workspace import get_workbench
 
 DONE = ("finished", "failed")  # a job that ended (workbench.jobs)
-STAGE_NAMES = {"retrieval": "Retrieval", "extract": "Extract", "verify": "Verify", "compose": "Compose",
-               "quality_review": "Quality review", "finalize": "Finalize"}
 
 st.title("Run")
 wb = get_workbench()
@@ -70,23 +67,6 @@ elif clicked:
         st.session_state[state.WATCHED_JOB] = job.job_id
 
 
-def stage_table(events: list[StageEvent]) -> pd.DataFrame | None:
-    """The latest question's stages as a table: status, time, counts, note."""
-    if not events:
-        return None
-    q = events[-1].question_index
-    rows: dict[str, dict] = {}
-    for ev in events:
-        if ev.question_index != q:
-            continue
-        row = rows.setdefault(ev.stage, {"Stage": STAGE_NAMES.get(ev.stage, ev.stage), "Counts": ""})
-        counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ev.counts.items())
-        row.update({"Status": "running" if ev.status in ("started", "progress") else ev.status,
-                    "Time (s)": f"{ev.elapsed:.2f}", "Counts": counts or row["Counts"], "Note": safe.text(ev.message)})
-    frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
-    return frame[["Stage", "Status", "Time (s)", "Counts", "Note"]]
-
-
 def follow(job_id: str) -> list[str]:
     """Show a job's stages live until it ends (this page may be left at any time: the job goes
     on in the background). Returns the ids of the runs it stored."""
@@ -95,24 +75,26 @@ def follow(job_id: str) -> list[str]:
     overall = st.progress(0.0, text="Waiting for the run to start…")
     box = st.status("Running…", expanded=True)
     heading, table = box.empty(), box.empty()
-    seen = -1
+    seen, seen_at, shown_at = -1, time.monotonic(), 0.0
     while True:
         info = wb.job(job_id)
         events = wb.job_events(job_id)
+        now = time.monotonic()
         if len(events) != seen:
-            seen = len(events)
-            if events:
-                last = events[-1]
-                if last.question_total > 1:
-                    q = questions[last.question_index] if last.question_index < len(questions) else ""
-                    heading.markdown(f"**Question {last.question_index + 1} of {last.question_total}:** "
-                                     f"{safe.text(q)}")
-                frame = stage_table(events)
-                if frame is not None:
-                    table.table(frame, hide_index=True)
-                overall.progress(min(max(info.progress, 0.0), 1.0),
-                                 text=f"Question {last.question_index + 1} of {last.question_total}: "
-                                      f"{STAGE_NAMES.get(last.stage, last.stage)} {last.status}")
+            seen, seen_at = len(events), now
+        if events and (seen_at == now or now - shown_at >= 1.0):  # new events, or a running stage's clock
+            shown_at = now
+            last = events[-1]
+            if last.question_total > 1:
+                q = questions[last.question_index] if last.question_index < len(questions) else ""
+                heading.markdown(f"**Question {last.question_index + 1} of {last.question_total}:** "
+                                 f"{safe.text(q)}")
+            frame = stage_table(events, running_for=now - seen_at)
+            if frame is not None:
+                table.table(frame, hide_index=True)
+            overall.progress(min(max(info.progress, 0.0), 1.0),
+                             text=f"Question {last.question_index + 1} of {last.question_total}: "
+                                  f"{STAGE_NAMES.get(last.stage, last.stage)} {last.status}")
         if info.status in DONE:
             break
         time.sleep(0.25)

@@ -24,8 +24,10 @@ def test_prepare_builds_the_index_in_the_background_and_the_question_reuses_it(d
     events = []
     wb.ask(["How long must audit logs be retained?"], [doc.id], on_event=events.append)
     chunks = {c.text for c in wb.retriever.store.get(parsed).chunks}
+    segments = set(wb.retriever.store.get(parsed).segment_units(parsed).texts)
     assert "How long must audit logs be retained?" in " ".join(embedded)
     assert not [t for t in embedded for c in chunks if c in t]  # the index is reused: no chunk embedded again
+    assert not set(embedded) & segments  # nor a segment: Extract's segment search was embedded up front too
     assert not any("indexing" in e.message for e in events)
 
 

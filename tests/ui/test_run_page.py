@@ -32,3 +32,18 @@ def test_a_finished_run_shows_its_documents_answer_and_badge_and_labels_name_the
     at = on_page(app(run=seeded.run_id), "review")
     (picker,) = [s for s in at.selectbox if s.label == "Run"]
     assert any(QUESTION in o and "policy.pdf" in o for o in picker.options), picker.options
+
+
+def test_a_running_stage_shows_its_time_going_on_and_finished_ones_their_own():
+    """The first question on a 154-page contract sat at "Extract running 0.00" for over a minute:
+    the running stage's clock goes on between events; finished stages keep their measured time."""
+    from workbench.models import StageEvent
+    from workbench.ui.widgets import stage_table
+
+    events = [StageEvent(stage="retrieval", status="started"), StageEvent(stage="retrieval", status="done", elapsed=0.04),
+              StageEvent(stage="extract", status="started", elapsed=0.0)]
+    rows = stage_table(events, running_for=42.0).set_index("Stage")
+    assert rows.loc["Extract", "Status"] == "running" and rows.loc["Extract", "Time (s)"] == "42.0"
+    assert rows.loc["Retrieval", "Status"] == "done" and rows.loc["Retrieval", "Time (s)"] == "0.04"
+    done = stage_table([*events, StageEvent(stage="extract", status="done", elapsed=61.5)], running_for=3.0)
+    assert done.set_index("Stage").loc["Extract", "Time (s)"] == "61.50"

@@ -77,8 +77,10 @@ class Retriever:
         self._unions: OrderedDict[tuple, Units] = OrderedDict()
 
     def index(self, doc) -> None:
-        """Build (or load) the chunk index of a document now, e.g. at ingest time."""
-        self.store.get(doc)
+        """Build (or load) the document's chunk and segment indexes now, e.g. at ingest time: the
+        segments were embedded on the first question's segment search, inside Extract, where a
+        154-page contract's first question sat on "Extract started" for over a minute."""
+        self.store.get(doc).segment_units(doc)
 
     def chunks(self, doc) -> list[Chunk]:
         """All chunks of a document in reading order (scores 0)."""

@@ -333,13 +333,14 @@ class IndexStore:
 
     # --- per document -----------------------------------------------------------------------
     def is_built(self, doc) -> bool:
-        """True when the document's chunks are persisted and in the library (checks; builds nothing)."""
+        """True when the document's chunks are persisted and in the library and its segments are
+        embedded (checks; builds nothing)."""
         with self._lock:
             di = self._cache.get((doc.document.id, text_sha256(doc)))
         if di is not None and di._chunk_units is not None:
-            return di.in_library()
+            return di.in_library() and (di._segment_units is not None or (di.dir / "segments.json").exists())
         di = di or DocumentIndex(self.root, doc, self.chunk_words, self.embedder, self)
-        if not di._meta_ok():
+        if not di._meta_ok() or not (di.dir / "segments.json").exists():
             return False
         try:
             chunks = json.loads((di.dir / "meta.json").read_text())["chunks"]

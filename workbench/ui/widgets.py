@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from workbench.errors import ReviewerRequiredError, WorkbenchError
-from workbench.models import ANSWERS, ANSWERS_WELL, Answer, Document, Run, support_badge
+from workbench.models import ANSWERS, ANSWERS_WELL, STAGES, Answer, Document, Run, StageEvent, support_badge
 from workbench.service import Workbench
 from workbench.text.ranges import page_ranges as page_ranges  # pages name page runs as the warnings do ("2-22")
 from workbench.ui import safe, state
@@ -115,3 +116,29 @@ def running_jobs_panel(wb: Workbench) -> None:
         st.page_link(state.PAGE_RUN, label="Follow on the Run page", icon=":material/play_circle:")
 
     panel()
+
+
+STAGE_NAMES = {"retrieval": "Retrieval", "extract": "Extract", "verify": "Verify", "compose": "Compose",
+               "quality_review": "Quality review", "finalize": "Finalize"}
+
+
+def stage_table(events: list[StageEvent], running_for: float = 0.0) -> pd.DataFrame | None:
+    """The latest question's stages as a table: status, time, counts, note. `running_for`: the
+    seconds since the last event, added to a stage still running, so its time goes on (a
+    first question's indexing sat at "0.00" for a minute)."""
+    if not events:
+        return None
+    q = events[-1].question_index
+    rows: dict[str, dict] = {}
+    for ev in events:
+        if ev.question_index != q:
+            continue
+        row = rows.setdefault(ev.stage, {"Stage": STAGE_NAMES.get(ev.stage, ev.stage), "Counts": ""})
+        counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in ev.counts.items())
+        running = ev.status in ("started", "progress")
+        took = ev.elapsed + (running_for if running and ev is events[-1] else 0.0)
+        row.update({"Status": "running" if running else ev.status,
+                    "Time (s)": f"{took:.1f}" if running else f"{ev.elapsed:.2f}", "Counts": counts or row["Counts"],
+                    "Note": safe.text(ev.message)})
+    frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
+    return frame[["Stage", "Status", "Time (s)", "Counts", "Note"]]
