@@ -266,6 +266,33 @@ def test_an_answer_keeps_a_lead_in_with_its_items_within_its_limit_of_statements
     assert "REQ-S001" not in draft.final_answer and "REQ-S099" not in draft.final_answer
 
 
+def test_a_lead_in_ending_in_a_colon_keeps_it_before_its_items():
+    """CERES's term answer read "… this Agreement shall remain in full force and effect until
+    [REQ-C096]." - a sentence cut off, to a reader - before the two events it lists. A colon
+    lead-in followed by its items ends on its citation and the colon, and each is still a
+    sentence of its own for the checks that read the answer sentence by sentence."""
+    from workbench.backends.rules import compose_from_quotes
+    from workbench.text import split_sentences
+
+    def ev(rid: str, quote: str, start: int):
+        return _quote_item("c", "contract", rid, quote, start)
+
+    lead = ev("REQ-C096", "16.1 Subject to any other rights of termination under this Article, this Agreement shall "
+                          "remain in full force and effect until:", 0)
+    first = ev("REQ-C098", "(a) the expiration of the INTELLECTUAL PROPERTY RIGHTS in the respective jurisdiction "
+                           "covering the LICENSED VARIETY; or", 200)
+    second = ev("REQ-C023", "(b) the tenth (10th) anniversary of the date of the first sale of a LICENSED VARIETY in "
+                            "such jurisdiction.", 400)
+    for e in (first, second):
+        engine._remember({("c", e.span.start, e.span.end): lead.exact_quote})
+    answer = compose_from_quotes([lead, first, second]).final_answer
+    assert "effect until [REQ-C096]: " in answer and "until [REQ-C096]." not in answer
+    parts = split_sentences(answer)
+    assert parts[0].endswith("until [REQ-C096]:") and len(parts) == 3 and parts[1].endswith("[REQ-C098].")
+    alone = compose_from_quotes([lead, ev("REQ-C001", "The Licensee shall pay all royalties within thirty days.", 900)])
+    assert "REQ-C096" not in alone.final_answer  # without its items a lead-in says only that a list follows
+
+
 def test_an_answer_leaves_out_an_item_that_says_nothing_without_its_lead_in():
     """Goosehead's non-compete items came into a term answer without their lead-in ("Member will
     not, either directly or indirectly, …:"): "Solicit, divert or attempt to solicit …" read as

@@ -407,7 +407,9 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
                         and bool(_NEGATIVE.search(groups[j][0].exact_quote)) != neg
                         and _jaccard(_terms(g[0].exact_quote), _terms(groups[j][0].exact_quote)) >= 0.5), None)
         if partner is None:
-            sentences.append(f"{said(g[0])} {cite(g)}.")
+            lists = (engine.leads_a_list(g[0].exact_quote) and g[0].exact_quote.rstrip()[-1:] in ":–—-"
+                     and i + 1 < len(groups) and _announces(g[0], groups[i + 1][0]))
+            sentences.append(f"{said(g[0])} {cite(g)}{':' if lists else '.'}")  # "… effect until [REQ-C096]:"
         else:
             paired.add(partner)
             other = groups[partner]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from workbench.text.citations import CITATION_RE
+
 ABBREVIATIONS = frozenset({
     "e.g", "i.e", "etc", "cf", "vs", "no", "nos", "sec", "secs", "art", "u.s", "u.s.c", "inc", "ltd",
     "co", "corp", "fig", "figs", "vol", "pp", "para", "st", "dr", "mr", "mrs", "ms", "jr", "sr", "approx",
@@ -86,9 +88,20 @@ def _push(text: str, s: int, e: int, out: list[tuple[int, int]]) -> None:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a composed answer or a claim (whitespace collapsed)."""
+    """Sentences of a composed answer or a claim (whitespace collapsed); a lead-in ending on its
+    citation and a colon ("… shall remain in force until [REQ-C096]:") is a sentence of its own:
+    what follows is its list's first item, which cites evidence of its own."""
     text = " ".join(text.split())
-    return [text[s:e] for s, e in sentence_spans(text)]
+    out: list[str] = []
+    for s, e in sentence_spans(text):
+        part, k = text[s:e], 0
+        for m in re.finditer(r"\]:\s+", part):
+            head = part[k:m.start() + 1]
+            if (c := list(CITATION_RE.finditer(head))) and c[-1].end() == len(head):
+                out.append(head + ":")
+                k = m.end()
+        out.append(part[k:])
+    return out
 
 
 def clause_bounds(text: str, start: int = 0, end: int | None = None) -> list[int]:
