@@ -327,3 +327,23 @@ def _quote_item(doc: str, source_type: str, rid: str, quote: str, start: int):
                 text_sha256="0" * 64)
     return Evidence(requirement_id=rid, source_type=source_type, document_id=doc, section_heading=None,
                     exact_quote=quote, chunk_id="c", extraction_confidence="high", span=span)
+
+
+def test_a_bulleted_lead_in_leads_the_bullets_under_it_up_to_the_next_title(corpus):
+    """WHO's guidelines set "• The following evidence-based interventions should be considered to
+    promote uptake of hepatitis testing and linkage to care and treatment initiation:" with its
+    four interventions under it in the same "•". The interventions were read as siblings (no
+    lead-in), then rejected as starting mid-sentence ("peer and lay health worker support …"), and
+    the answer to "Which interventions promote uptake …?" named none. The list ends at the title
+    "New 2022 recommendations"; an item of a known list may open in lower case."""
+    doc, ctx = _docs_context(corpus / "pdfs/regulatory/WHO-HCV-guidelines-2022.pdf")
+    did = doc.document.id
+    peer = _segment_at(ctx, doc, "peer and lay health worker support in community-based settings")
+    lead = engine.lead_in(ctx, did, peer.start)
+    assert lead.startswith("The following evidence-based interventions") and lead.endswith("treatment initiation:")
+    end = doc.text.index("treatment initiation:", doc.text.index("The following evidence-based interventions")) + 21
+    items = [" ".join(t[2].split()) for t in engine.list_items(ctx, did, end)]
+    assert len(items) == 4 and items[0].startswith("peer and lay") and items[3].startswith("dried blood spots")
+    v = engine.judge_quote("Which interventions promote uptake of hepatitis testing?", peer.text, 0.9, lead=lead)
+    assert v.verified, v.rationale
+    assert engine.judge_quote("Which interventions promote uptake?", peer.text, 0.9).reason == "incomplete_quote"

@@ -769,7 +769,9 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
     Anything else ends the walk with no lead-in: a plain sentence ending in a full stop, another
     kind of enumerator (a sibling's sub-list, whose lead-in is not this item's), a sibling
     itself ending in a colon ("4.1 …:" before "4.2"), or a numbered lead-in the item's number
-    does not extend. The list's first item follows its lead-in directly: "Parties:" above the
+    does not extend. A bulleted sentence ending in a colon right before bulleted items leads them:
+    WHO's "• The following evidence-based interventions should be considered …:" sets its
+    sub-items with the same "•". The list's first item follows its lead-in directly: "Parties:" above the
     parties' names does not lead the numbered clauses after them."""
     item = context.sentences(document_id, start, start + 1)
     mark = _item_mark(context, document_id, item[0][0], item[0][2]) if item else None
@@ -784,12 +786,15 @@ def lead_in(context: Any, document_id: str, start: int) -> str:
         body = t.strip()
         m = _item_mark(context, document_id, s0, body)
         if _LEAD_END.search(body):
-            if not after_item or (m is not None and (
+            nested = after_item and m is not None and _is_bullet(m) and _is_bullet(mark)  # one glyph, two levels
+            if not nested and (not after_item or (m is not None and (
                     _shape(m) == shape or (parent is not None and re.fullmatch(r"[\d.]+", m)
-                                           and not mark.startswith(m + ".")))):
+                                           and not mark.startswith(m + "."))))):
                 return ""
             return " ".join(body.split()[-LEAD_MAX_WORDS:])
         if m is None:
+            if not _TERMINAL.search(body):
+                return ""  # a title between items ("New 2022 recommendations") ends their list
             if body.endswith(".") and _FORWARD.search(" ".join(body.split()[-12:])):
                 return " ".join(body.split()[-LEAD_MAX_WORDS:]) if after_item else ""
             if body.endswith("."):
@@ -851,9 +856,9 @@ def list_items(context: Any, document_id: str, end: int) -> list[tuple[int, int,
             continue
         its = lead_in(context, document_id, t[0])
         if not its or (lead and its != lead):
-            if (not out or said_on == ITEM_GOES_ON or its or leads_a_list(t[2])
+            if (not out or said_on == ITEM_GOES_ON or its or leads_a_list(t[2]) or not _TERMINAL.search(t[2].rstrip())
                     or _item_mark(context, document_id, t[0], t[2].strip())):
-                break  # the list has ended: another list's item or lead-in, or a paragraph
+                break  # the list has ended: another list's item or lead-in, a title, or a paragraph
             said_on += 1  # an item's own further sentence: its next sibling may follow
             continue
         lead = its
@@ -1312,7 +1317,7 @@ def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: in
         return QuoteVerdict(False, "requires_inference", f"Answers the question (relevance {relevance:.2f}) but is "
                             f"hedged ('{h}'): it suggests rather than states, so it would require inference.",
                             relevance * 0.6)
-    f = fragment(q)
+    f = fragment(q) if not lead else None  # a bulleted item continues its lead-in: "… should be considered: • peer …"
     if f:
         return QuoteVerdict(False, "incomplete_quote", f"Not a whole sentence: {f}.", relevance * 0.6)
     d = dangling_reference(q)
