@@ -423,6 +423,9 @@ def test_bibliography_entries_are_not_candidate_evidence():
         assert not engine.reference_entry(stated)
         assert engine.reference_entry(stated, "REFERENCES")  # NIST SP 800-171's Appendix A outline entry
         assert not engine.reference_entry(stated, "4.1 New recommendations: Treatment of adolescents")
+        # a book's endnotes and index (Free Culture's outline: "NOTES", "INDEX"); a contract's clause is no note
+        assert engine.reference_entry(stated, "NOTES") and engine.reference_entry(stated, "Index")
+        assert not engine.reference_entry(stated, "5. Notes") and not engine.reference_entry(stated, "Notes to Schedule A")
 
     class Context:  # one document whose only sentence sits under "References"
         def sentences(self, doc_id, a, b):

@@ -1081,10 +1081,19 @@ _REFERENCES = re.compile(r"^\W*(?:appendix\s+\w+\W+|annex\s+\w+\W+|\d+(?:\.\d+)*
 _BIB_ENTRY = re.compile(r"^\s*[\[(]?\d{1,4}[.)\]]?\s+(?:[A-Z][\w'\u2019-]+\s+[A-Z]{1,3}[,.;]\s+){2}")
 
 
+# A book's back matter by its own unnumbered title: endnotes cite sources, the index points to pages
+# (Free Culture's "What is Eldred v. Ashcroft about?" was answered from "12. Brief of Hal Roach
+# Studios … 537 U.S. 186 (2003)" and "249, 325n Eldred Act, 249–54"). "5. Notes" in a contract is
+# a clause and is not matched.
+_BACK_MATTER = re.compile(r"^\W*(?:notes|endnotes|index)\W*$", re.I)
+
+
 def reference_entry(text: str, heading: str | None = None) -> bool:
     """Whether a sentence is a bibliography entry (it names a source, it states nothing the
-    document asserts): under a References / Bibliography section, or numbered "Author AB, Author C, …"."""
-    return bool(heading and _REFERENCES.match(" ".join(heading.split()))) or bool(_BIB_ENTRY.match(text))
+    document asserts): under a References / Bibliography section, a book's endnotes or index, or
+    numbered "Author AB, Author C, …"."""
+    h = " ".join((heading or "").split())
+    return bool(h and (_REFERENCES.match(h) or _BACK_MATTER.match(h))) or bool(_BIB_ENTRY.match(text))
 
 
 _NUMBERING = re.compile(r"^\W*(?:(?:section|article|chapter|part|appendix|annex)\s+)?[\divxlcIVXLC]+(?:\.[\d]+)*\.?\s+",
