@@ -289,6 +289,8 @@ def test_a_lead_in_ending_in_a_colon_keeps_it_before_its_items():
     assert "effect until [REQ-C096]: " in answer and "until [REQ-C096]." not in answer
     parts = split_sentences(answer)
     assert parts[0].endswith("until [REQ-C096]:") and len(parts) == 3 and parts[1].endswith("[REQ-C098].")
+    irs = "You do not need to file Form 1040NR if [REQ-P007]: 1. Your only U.S. trade or business was … [REQ-P010]."
+    assert split_sentences(irs)[1].startswith("1. Your only")  # the item keeps its number after the colon
     alone = compose_from_quotes([lead, ev("REQ-C001", "The Licensee shall pay all royalties within thirty days.", 900)])
     assert "REQ-C096" not in alone.final_answer  # without its items a lead-in says only that a list follows
 

@@ -92,16 +92,14 @@ def split_sentences(text: str) -> list[str]:
     citation and a colon ("… shall remain in force until [REQ-C096]:") is a sentence of its own:
     what follows is its list's first item, which cites evidence of its own."""
     text = " ".join(text.split())
-    out: list[str] = []
-    for s, e in sentence_spans(text):
-        part, k = text[s:e], 0
-        for m in re.finditer(r"\]:\s+", part):
-            head = part[k:m.start() + 1]
-            if (c := list(CITATION_RE.finditer(head))) and c[-1].end() == len(head):
-                out.append(head + ":")
-                k = m.end()
-        out.append(part[k:])
-    return out
+    pieces, k = [], 0
+    for m in re.finditer(r"\]:\s+", text):  # first the cited lead-ins: "… if [REQ-P007]: 1. Your only …"
+        head = text[k:m.start() + 1]
+        if (c := list(CITATION_RE.finditer(head))) and c[-1].end() == len(head):
+            pieces.append(head + ":")
+            k = m.end()
+    pieces.append(text[k:])
+    return [p[s:e] for p in pieces for s, e in sentence_spans(p)]
 
 
 def clause_bounds(text: str, start: int = 0, end: int | None = None) -> list[int]:
