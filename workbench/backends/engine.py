@@ -479,7 +479,7 @@ def _states_something(unit: str, bulleted: bool = False) -> bool:
     template's blank states nothing: the words around it are judged alone."""
     if _BLANK.search(unit):
         unit = _BLANK.sub(" ", unit)
-        if _TERMINAL.search(unit.rstrip()) and unit.rstrip()[-1] == ":" or not _FINITE.search(unit):
+        if unit.rstrip().endswith(":") or not _FINITE.search(unit):
             return False  # "Governing Law / Jurisdiction: [to be completed]", "Date: [____]"
     words = unit.split()
     if words and words[-1].lower() in _CUT_WORDS:  # "… with other services to increase the": a line cut off

@@ -271,9 +271,14 @@ def quote_cut(quote: str) -> tuple[bool, bool]:
     return before, after
 
 
+def _squash(text: str) -> str:
+    """Letters and digits only, case folded: what two texts must share to say the same words."""
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
 def _same_text(a: str, b: str) -> bool:
     """The same words in the same order, ignoring case, spacing, punctuation and hyphenation."""
-    return re.sub(r"[\W_]+", "", a).casefold() == re.sub(r"[\W_]+", "", b).casefold()
+    return _squash(a) == _squash(b)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -282,8 +287,7 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 def _announces(lead: Evidence, item: Evidence) -> bool:
     """Whether `item` is an item of the list `lead` introduces (its lead-in is lead's quote)."""
-    said = re.sub(r"[\W_]+", "", engine.lead_of(item)).casefold()
-    quote = re.sub(r"[\W_]+", "", lead.exact_quote).casefold()
+    said, quote = _squash(engine.lead_of(item)), _squash(lead.exact_quote)
     return bool(said) and item is not lead and (quote.endswith(said) or said.endswith(quote))
 
 
@@ -333,10 +337,10 @@ def _items_of_lead_ins(units: list, rel, chosen: list[int]) -> list[int]:
     for i in chosen:
         if rel[i] < engine.RELEVANT or not engine.leads_a_list(units[i].text):
             continue
-        lead = re.sub(r"[\W_]+", "", units[i].text).casefold()
+        lead = _squash(units[i].text)
         items = [j for j in range(len(units)) if j not in out and units[j].document_id == units[i].document_id
                  and units[j].start > units[i].start and rel[j] >= engine.EXTRACT_FLOOR
-                 and (said := re.sub(r"[\W_]+", "", units[j].lead).casefold()) and lead.endswith(said)]
+                 and (said := _squash(units[j].lead)) and lead.endswith(said)]
         out += sorted(items, key=lambda j: units[j].start)[:engine.LIST_ITEMS_MAX]
     return out
 
