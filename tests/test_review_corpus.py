@@ -6,6 +6,7 @@ removes its sentence and the export gate decides on the recomputed numbers, with
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -91,3 +92,38 @@ def test_a_cited_item_marked_unsupported_drops_its_sentence_and_the_gate_follows
     assert _run(capsys, "review", run_id, governing, "--label", "unsupported", "--reviewer", "ann")[0] == 0
     after = _show(capsys, run_id)["after_review"]
     assert governing not in after["supported_ids"] and f"[{governing}]" not in after["final_answer"]
+
+
+def test_a_low_relevance_rejected_item_marked_supported_is_in_the_answer_everywhere(asked, capsys, tmp_path):
+    """Issue 44: the answer a reader gets — `show --json`'s own `final_answer`, not only its
+    `after_review` — and every export cite an item a reviewer marked Supported, whatever the
+    verifier thought of its relevance; marked Unsupported, it is cited nowhere."""
+    trail, _ = asked
+    run_id = trail["run_id"]
+    rejected = [v for v in trail["rejected_requirements"] if v["rejection_reason"] == "does_not_address_question"]
+    assert rejected, "the contract has clauses the verifier judged off the question"
+    item = rejected[0]["requirement_id"]
+    assert f"[{item}]" not in trail["final_answer"]
+    machine_answer = trail["final_answer"]
+
+    assert _run(capsys, "review", run_id, item, "--label", "supported", "--reviewer", "Rae Reviewer",
+                "--note", "this clause answers it")[0] == 0
+    shown = _show(capsys, run_id)
+    assert f"[{item}]" in shown["final_answer"]  # what a reader of the trail reads first
+    assert f"[{item}]" in shown["after_review"]["final_answer"]
+    assert shown["machine_answer"]["final_answer"] == machine_answer  # the pipeline's answer stays visible
+    assert item in [r["requirement_id"] for r in shown["requirement_references"] if r["used_in_answer"]]
+    out = tmp_path / "r.json"
+    assert _run(capsys, "export", run_id, "--format", "json", "--out", str(out))[0] == 0
+    exported = json.loads(out.read_text())["runs"][0]
+    assert f"[{item}]" in exported["final_answer"] and f"[{item}]" in exported["reviewed_answer"]["final_answer"]
+    md = tmp_path / "r.md"
+    assert _run(capsys, "export", run_id, "--format", "md", "--out", str(md))[0] == 0
+    report = md.read_text()
+    (n,) = re.findall(rf'<a id="ev-(\d+)"></a>\*\*\[\d+\]\*\* `{item}`', report)
+    assert f"[[{n}](#ev-{n})]" in report  # the report's answer cites it by its number
+
+    assert _run(capsys, "review", run_id, item, "--label", "unsupported", "--reviewer", "Rae Reviewer")[0] == 0
+    shown = _show(capsys, run_id)
+    assert f"[{item}]" not in shown["final_answer"] and f"[{item}]" not in shown["after_review"]["final_answer"]
+    assert shown["final_answer"] == machine_answer  # back to what the verifier alone supported

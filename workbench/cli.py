@@ -318,7 +318,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     after = trail["after_review"]
     print(f"run {trail['run_id']}  {trail['created_at'][:19]}  {trail['question']}")
-    print(f"confidence {trail['grounding_confidence']} (after review: {after['grounding_confidence']}, "
+    print(f"confidence {trail['machine_answer']['grounding_confidence']} (after review: {after['grounding_confidence']}, "
           f"support {after['support_ratio']:.0%} {after['badge']}, citation coverage {after['citation_coverage']:.0%})")
     for req in trail["extracted_requirements"]:
         human = req["human_label"] or "-"
@@ -329,7 +329,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
               f"final {req['final_status']}{flag}  {req['exact_quote'][:60]}")
     if after["revisions"]:
         print("machine answer:")
-        print(f"  {trail['final_answer'] or after.get('result') or '(none)'}")
+        machine = trail["machine_answer"]
+        print(f"  {machine['final_answer'] or machine.get('result') or '(none)'}")
         for r in after["revisions"]:
             events = ", ".join(map(str, r["triggered_by"])) or "hash re-check"
             change = [f"+{i}" for i in r["now_citable"]] + [f"-{i}" for i in r["no_longer_citable"]]

@@ -347,24 +347,26 @@ class Run(BaseModel):
     def verification_for(self, requirement_id: str) -> Verification | None:
         return next((v for v in self.verifications if v.requirement_id == requirement_id), None)
 
-    def audit_trail(self) -> dict[str, Any]:
-        """Seed 000's audit-trail JSON, each extracted requirement carrying its span."""
+    def audit_trail(self, answer: Answer | None = None) -> dict[str, Any]:
+        """Seed 000's audit-trail JSON, each extracted requirement carrying its span.
+
+        `answer` is the answer a reader sees after review: where given, seed 000's answer fields
+        (`final_answer`, `grounding_confidence`, references, sentences, quality) are that answer,
+        so whoever reads `final_answer` reads what the human decided, and `machine_answer` keeps
+        what the pipeline composed. The verifier's own verdicts stay in `verified_requirements` /
+        `rejected_requirements` either way."""
+        shown = answer or self.answer
         verified = [v for v in self.verifications if v.verified]
         rejected = [v for v in self.verifications if not v.verified]
         n_ext = len(self.evidence)
         out: dict[str, Any] = {
             "run_id": self.run_id,
             "question": self.question,
-            "grounding_confidence": self.answer.grounding_confidence,
+            "grounding_confidence": shown.grounding_confidence,
             "extracted_requirements": [e.audit_dict() for e in self.evidence],
             "verified_requirements": [v.model_dump() for v in verified],
             "rejected_requirements": [v.model_dump() for v in rejected],
-            "final_answer": self.answer.final_answer,
-            "requirement_references": [r.model_dump() for r in self.answer.requirement_references],
-            "unused_requirements": self.answer.unused_requirements,
-            "missing_evidence": self.answer.missing_evidence,
-            "sentence_support": [s.model_dump() for s in self.answer.sentences],
-            "quality_review": [q.model_dump() for q in self.answer.quality],
+            **_answer_fields(shown),
             "evidence_audit_trail": {
                 "total_chunks_retrieved": self.chunks_retrieved,
                 "total_requirements_extracted": n_ext,
@@ -381,10 +383,26 @@ class Run(BaseModel):
                 "failures": [f.model_dump() for f in self.failures],
             },
         }
-        if self.answer.result:
-            out["result"] = self.answer.result
-            out["message"] = self.answer.message
+        if shown.result:
+            out["result"] = shown.result
+            out["message"] = shown.message
+        if answer is not None:
+            out["machine_answer"] = {**_answer_fields(self.answer),
+                                     "grounding_confidence": self.answer.grounding_confidence,
+                                     "result": self.answer.result, "message": self.answer.message}
         return out
+
+
+def _answer_fields(answer: Answer) -> dict[str, Any]:
+    """Seed 000's answer fields of one answer (the machine's or the reader's)."""
+    return {
+        "final_answer": answer.final_answer,
+        "requirement_references": [r.model_dump() for r in answer.requirement_references],
+        "unused_requirements": answer.unused_requirements,
+        "missing_evidence": answer.missing_evidence,
+        "sentence_support": [s.model_dump() for s in answer.sentences],
+        "quality_review": [q.model_dump() for q in answer.quality],
+    }
 
 
 class EvidenceStatus(BaseModel):

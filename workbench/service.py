@@ -648,7 +648,7 @@ class Workbench:
         revisions, and `machine_answer` what the pipeline composed."""
         rr = self.reviewed(run_id)
         run, reviewed = rr.run, rr.answer
-        trail = run.audit_trail()
+        trail = run.audit_trail(answer=reviewed)
         trail["extracted_requirements"] = []
         for s in rr.statuses:
             req = s.evidence.audit_dict()

@@ -91,6 +91,23 @@ def test_a_rejected_clause_marked_supported_on_review_is_cited_by_the_answer(con
         chip.click()
         page.wait_for_url(re.compile(rf"/review\?.*evidence={governing}"), timeout=60_000)
         expect_highlight(page, governing, 10)
+
+        # Issue 44: a clause the verifier judged off the question (low relevance), marked Supported,
+        # is cited too; marked Unsupported again, it is cited nowhere.
+        low = next(v for v in run.verifications if v.rejection_reason == "does_not_address_question")
+        low_id, low_page = low.requirement_id, next(e.span.page for e in run.evidence
+                                                    if e.requirement_id == low.requirement_id)
+        for label, cited in (("Supported", True), ("Unsupported", False)):
+            page.goto(f"{url}review?run={run.run_id}&evidence={low_id}")
+            page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
+            streamlit_idle(page)
+            expect_highlight(page, low_id, low_page)
+            page.get_by_role("button", name=re.compile(rf"^{label}")).click()
+            page.get_by_text(f"{low_id}: {label} (by Dana).").wait_for(timeout=30_000)
+            page.get_by_role("link", name="Answer").first.click()
+            page.locator("button.wb-chip", has_text=governing).wait_for(timeout=60_000)
+            assert (page.locator("button.wb-chip", has_text=low_id).count() > 0) is cited, label
+            assert (low_id in page.locator(".wb-answer").inner_text()) is cited, label
         page.close()
 
 

@@ -11,7 +11,7 @@ from workbench.export.bundle import ExportBundle, RunBundle
 
 
 def run_audit(rb: RunBundle) -> dict[str, Any]:
-    trail = rb.run.audit_trail()
+    trail = rb.run.audit_trail(answer=rb.effective_answer)
     by_id = {s.evidence.requirement_id: s for s in rb.statuses}
     for item in trail["extracted_requirements"]:
         st = by_id.get(item["requirement_id"])
