@@ -60,7 +60,6 @@ def test_a_reviewer_signs_in_their_decision_carries_their_identity_and_adjudicat
     get_settings.cache_clear()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the viewer routes serve page images and text to anyone")
 def test_signed_in_the_viewer_shows_the_page_and_a_browser_without_sign_in_gets_nothing(
         tmp_path, browser, make_pdf, monkeypatch):  # noqa: F811
     from tests.ui.test_browser import expect_highlight

@@ -80,7 +80,6 @@ def _assert_refused(resp, *texts: str) -> None:
         assert t.lower() not in resp.text.lower()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the viewer routes serve document content to anyone")
 def test_with_sign_in_on_an_anonymous_request_gets_no_page_image_and_no_page_text(team):
     _, a, _ = team
     client = _client()
@@ -89,7 +88,6 @@ def test_with_sign_in_on_an_anonymous_request_gets_no_page_image_and_no_page_tex
         _assert_refused(client.get(f"{WORDS_ROUTE}/{a}/1?{query.lstrip('&')}"), "organization", "access")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the viewer routes check no signed link")
 def test_a_forged_or_expired_link_is_refused(team):
     from workbench.ui.viewer.access import ViewerLinks
 
@@ -106,7 +104,6 @@ def test_a_forged_or_expired_link_is_refused(team):
     assert ok.status_code == 200 and ok.content[:3] == JPEG
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: a viewer link is not bound to its document")
 def test_a_link_for_document_a_does_not_open_document_b(team):
     _, a, b = team
     client = _client()
@@ -117,14 +114,12 @@ def test_a_link_for_document_a_does_not_open_document_b(team):
     assert words.status_code == 200 and "organization" in words.text
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the viewer routes do not re-check the account")
 def test_a_link_naming_an_account_the_store_does_not_hold_is_refused(team):
     _, a, _ = team
     token = _link(Identity(name="Gone Away", role="admin"), a)  # e.g. an account since removed
     _assert_refused(_client().get(f"{PAGE_ROUTE}/{a}/1?z=1&t={token}"))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: page images are cached as public, immutable")
 def test_with_sign_in_on_page_images_and_words_are_not_stored_by_any_cache(team):
     _, a, _ = team
     token = _link(REVIEWER, a)
@@ -136,7 +131,6 @@ def test_with_sign_in_on_page_images_and_words_are_not_stored_by_any_cache(team)
         assert "public" not in cache and "private" in cache and "no-store" in cache
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: page images are cached as public, immutable")
 def test_with_sign_in_off_page_images_are_cached_privately_only(analyst):
     _, a, _ = analyst
     client = _client()
@@ -190,7 +184,6 @@ async def _flood(app, url: str, n: int, client_addr: str, answered: list[int]) -
     return tasks
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: 50 concurrent renders run at once and stall the app")
 def test_fifty_concurrent_requests_render_at_most_the_limit_and_the_excess_is_refused_at_once(
         data_dir, monkeypatch, make_pdf):
     _, a, _ = _workspace(monkeypatch, make_pdf, sign_in=False, render_concurrency="3", render_queue="7",
@@ -216,7 +209,6 @@ def test_fifty_concurrent_requests_render_at_most_the_limit_and_the_excess_is_re
     assert slow.calls == 10 and slow.most <= 3
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: one client's flood takes every render slot")
 def test_one_clients_flood_leaves_room_for_another_reviewer(data_dir, monkeypatch, make_pdf):
     _, a, _ = _workspace(monkeypatch, make_pdf, sign_in=False, render_concurrency="2", render_queue="20",
                          render_per_client="4")
