@@ -70,6 +70,19 @@ class Settings(BaseSettings):
     sign_in_provider: str | None = Field(None, description=(
         "With sign_in: an OIDC provider configured in .streamlit/secrets.toml ([auth.<provider>]) used "
         "through st.login; unset: local accounts (`workbench user add`)."))
+    # The viewer's page-image and page-word routes (workbench/ui/viewer/routes.py): with sign_in on
+    # they need a signed link the app mints for a signed-in session; every request waits for one of
+    # a few render slots, and a flood is refused at once instead of stalling reviewers.
+    viewer_link_ttl_s: int = Field(900, ge=120, description=(
+        "With sign_in: seconds a viewer link (page images and words of one document, for one signed-in "
+        "account) stays valid; the viewer asks the app for a fresh one when it runs out."))
+    render_concurrency: int = Field(2, gt=0, description=(
+        "Page images or page word lists the app prepares at once; further requests wait in a queue."))
+    render_queue: int = Field(48, ge=0, description=(
+        "Requests that may wait for a render slot; beyond it a request is refused at once (503, Retry-After)."))
+    render_per_client: int = Field(16, gt=0, description=(
+        "Requests one client (the signed-in account, else the address) may have rendering or waiting; "
+        "beyond it they are refused at once (429, Retry-After), so one flood leaves room for others."))
 
     # --- retrieval ---------------------------------------------------------------------------
     chunk_words: int = Field(160, description="Words per retrieval chunk (chunks are cut along segment boundaries).")

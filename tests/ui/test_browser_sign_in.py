@@ -58,3 +58,46 @@ def test_a_reviewer_signs_in_their_decision_carries_their_identity_and_adjudicat
     events = Workbench(Settings(data_dir=data)).history(run.run_id, rid)
     assert [(e.reviewer, e.label, e.kind) for e in events] == [("Rae Reviewer", "unsupported", "label")]
     get_settings.cache_clear()
+
+
+def test_signed_in_the_viewer_shows_the_page_and_a_browser_without_sign_in_gets_nothing(
+        tmp_path, browser, make_pdf, monkeypatch):  # noqa: F811
+    from tests.ui.test_browser import expect_highlight
+    from workbench.config import Settings, get_settings
+    from workbench.service import Workbench
+
+    data = tmp_path / "workspace"
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(data))
+    get_settings.cache_clear()
+    wb = Workbench(Settings(data_dir=data, sign_in=True))
+    doc = wb.ingest(make_pdf([PAGE1, PAGE2], name="policy.pdf"), "policy.pdf", source_type="policy")
+    run = seed_run(wb, doc.id, run_id="run-viewer-sign-in")
+    rid = run.evidence[1].requirement_id
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+
+    with AppServer(data, env={"WORKBENCH_SIGN_IN": "true"}, log=tmp_path / "app.log") as url:
+        outsider = browser.new_context()  # no sign-in: what anyone who reaches the port holds
+        for path in (f"wbapi/page/{doc.id}/2?z=1", f"wbapi/words/{doc.id}/2"):
+            resp = outsider.request.get(url + path)
+            assert resp.status in (401, 403) and b"\xff\xd8\xff" not in resp.body()
+            assert "audit" not in resp.text().lower()
+
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}review?run={run.run_id}&evidence={rid}")
+        page.get_by_role("textbox", name="Name").fill("Rae Reviewer")
+        page.get_by_role("textbox", name="Password").fill("correct horse battery")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text(re.compile(r"Signed in as Rae Reviewer \(reviewer\)")).wait_for(timeout=120_000)
+        streamlit_idle(page)
+        box = expect_highlight(page, rid, 2)  # the page image under the highlight loaded
+        src = box.evaluate("el => el.parentElement.querySelector('img').src")
+        mine = page.request.get(src)  # the signed-in viewer's own request
+        assert mine.status == 200 and mine.body()[:3] == b"\xff\xd8\xff"
+        assert "public" not in mine.headers["cache-control"] and "private" in mine.headers["cache-control"]
+
+        bare = re.sub(r"[?&]t=[^&]*", "", src)  # the same URL without the viewer's signed link
+        resp = outsider.request.get(bare)
+        assert resp.status in (401, 403) and b"\xff\xd8\xff" not in resp.body()
+        outsider.close()
+        page.close()
+    get_settings.cache_clear()

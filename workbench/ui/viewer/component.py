@@ -5,6 +5,7 @@ Each highlight carries data-evidence-id and data-page so tests and automation ca
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
@@ -12,6 +13,8 @@ from typing import NamedTuple
 import streamlit as st
 
 from workbench.models import PageRect
+from workbench.ui import state
+from workbench.ui.viewer.access import viewer_links
 from workbench.ui.viewer.render import get_renderer
 from workbench.ui.viewer.routes import PAGE_ROUTE, WORDS_ROUTE
 
@@ -80,6 +83,11 @@ def pdf_viewer(
     offsets into the document's text)."""
     renderer = get_renderer()
     sizes = renderer.page_sizes(document_id) if document_id else []
+    # Signed in: the routes serve this document's pages only with a link minted for this session.
+    ident = state.identity()
+    links = viewer_links()
+    # Expiry counted from the current minute: reruns within it send the same link.
+    link = links.mint(ident, document_id, now=time.time() // 60 * 60) if ident and document_id else ""
     data = {
         "document_id": document_id,
         "sizes": sizes,
@@ -95,8 +103,12 @@ def pdf_viewer(
         "words_base": WORDS_ROUTE,
         "selectable": selectable,
         "empty": empty_message,
+        "link": link,
+        "link_ttl_s": links.ttl_s if link else 0,
     }
+    # `stale`: the viewer's link ran out (a reviewer idle past its expiry); the rerun this
+    # trigger causes mints a fresh one.
     result = _component(key=key, data=data, on_select_change=on_select or (lambda: None),
-                        on_add_change=lambda: None)
+                        on_add_change=lambda: None, on_stale_change=lambda: None)
     add = getattr(result, "add", None)
     return ViewerEvents(getattr(result, "select", None), add if isinstance(add, dict) else None)

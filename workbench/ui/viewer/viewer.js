@@ -24,8 +24,34 @@ function pageZoom(st, div) {
   return Math.max(0.01, Math.min(st.zoom, fit));
 }
 
-function pageUrl(st, div) {
-  return `${st.base}/${st.doc}/${div.dataset.pageNumber}?z=${pageZoom(st, div)}`;
+// With sign-in on, every request carries the link the app minted for this session (?t=…):
+// the routes refuse page images and words without it.
+function linkParam(st) {
+  return st.link ? `t=${encodeURIComponent(st.link)}` : "";
+}
+
+function pageUrl(st, div, attempt) {
+  const t = linkParam(st), r = attempt ? `&r=${attempt}` : "";
+  return `${st.base}/${st.doc}/${div.dataset.pageNumber}?z=${pageZoom(st, div)}${t ? "&" + t : ""}${r}`;
+}
+
+// The link is about to run out (or has): ask the app for a fresh one, once per link. The rerun
+// this causes sends new data, and the retries below pick the new link up.
+function linkStale(st) {
+  if (!st.link || !st.onStale || Date.now() < st.linkExpires - 30000 || st.staleAsked === st.link) return;
+  st.staleAsked = st.link;
+  st.onStale(Date.now());
+}
+
+const MAX_TRIES = 6;
+
+// A refused or failed request (the server busy: 503/429, the link expired: 401): try again a
+// little later, a few times, spreading the retries out.
+function retryLater(st, tries, again) {
+  if (tries >= MAX_TRIES) return false;
+  linkStale(st);
+  setTimeout(again, 300 * 2 ** tries + Math.random() * 300);
+  return true;
 }
 
 function fitScale(st, mode) {
@@ -245,6 +271,12 @@ function load(st, div) {
   img.alt = `page ${div.dataset.pageNumber}`;
   img.decoding = "async";
   img.draggable = false;
+  img.onerror = () => {
+    const tries = (img._tries || 0) + 1;
+    img._tries = tries;
+    retryLater(st, tries, () => { if (img.isConnected && st.pages.includes(div)) img.src = pageUrl(st, div, tries); });
+  };
+  img.onload = () => { img._tries = 0; };
   img.src = pageUrl(st, div);
   div.insertBefore(img, div.firstChild);
   if (st.wordsBase && !div.querySelector(".wbv-text")) loadWords(st, div);
@@ -254,15 +286,26 @@ const measureCtx = document.createElement("canvas").getContext("2d");
 
 // One transparent span per word, placed on the word's box; font size follows the zoom
 // (--wbv-scale) and a horizontal stretch measured once makes the glyphs span the box.
-async function loadWords(st, div) {
+async function loadWords(st, div, tries = 0) {
   const doc = st.doc, n = div.dataset.pageNumber;
   const layer = document.createElement("div");
   layer.className = "wbv-text";
   div.appendChild(layer);
   let words;
   try {
-    const resp = await fetch(`${st.wordsBase}/${doc}/${n}`);
-    if (!resp.ok) return;
+    const t = linkParam(st);
+    const resp = await fetch(`${st.wordsBase}/${doc}/${n}${t ? "?" + t : ""}`);
+    if (!resp.ok) {
+      if ([401, 403, 429, 503].includes(resp.status)) {
+        layer.remove();
+        retryLater(st, tries + 1, () => {
+          if (st.doc === doc && div.isConnected && div.querySelector("img") && !div.querySelector(".wbv-text")) {
+            loadWords(st, div, tries + 1);
+          }
+        });
+      }
+      return;
+    }
     words = await resp.json();
   } catch (_) {
     return;
@@ -425,6 +468,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
     window.addEventListener("resize", refit, { passive: true });
   }
   st.onAdd = data.selectable ? v => setTriggerValue("add", v) : null;
+  st.onStale = v => setTriggerValue("stale", v);
+  if (data.link !== st.link) {
+    st.link = data.link || "";
+    st.linkExpires = Date.now() + (data.link_ttl_s || 0) * 1000 - 60000; // minted up to a minute ago
+  }
   if (!data.sizes || !data.sizes.length) {
     root.innerHTML = "";
     const empty = document.createElement("div");
