@@ -151,6 +151,19 @@ class ClosestMatch(BaseModel):
     similarity: float  # 0..1
 
 
+class UnitInfo(BaseModel):
+    """What a verdict needs to know about the unit a quote is, beyond its words: read from the
+    document for the located span (engine.unit_info) and carried on the item itself, so that
+    every backend, every process and every re-check judges the same quote the same way."""
+
+    lead_in: str = ""  # the lead-in of the list the quote is an item of ("… shall not include information that:")
+    trimmed_from: int = 0  # words in the whole sentence when the quote is part of it; 0: the sentence whole
+    at_clause: bool = True  # a part ends where a clause does (False: cut at the word limit)
+    cut_before: bool = False  # the sentence goes on before the part (the answer shows "…")
+    cut_after: bool = False  # … and after it
+    joined: bool = False  # two sentences read as one unit ("Such notice …" with the sentence before)
+
+
 class Evidence(BaseModel):
     """A verbatim quote with a stable ID (seed 000's requirement fields) and its span."""
 
@@ -162,6 +175,7 @@ class Evidence(BaseModel):
     chunk_id: str
     extraction_confidence: Confidence = "medium"
     span: Span | None = None  # None only when the quote could not be anchored
+    unit: UnitInfo | None = None  # the unit facts the verdict read (None: a run stored before they were kept)
 
     def audit_dict(self) -> dict[str, Any]:
         """Seed 000's extracted-requirement fields plus the span, flat, as the CLI prints it."""

@@ -11,6 +11,7 @@ import pytest
 
 from workbench.backends import engine
 from workbench.config import Settings
+from workbench.models import UnitInfo
 
 
 class Lines:
@@ -167,20 +168,21 @@ def test_verify_reads_the_lead_in_of_an_item_another_process_extracted(nda_20):
     from workbench.models import Candidate, Run
     from workbench.pipeline.anchor import anchor
     from workbench.pipeline.ids import MemoryIds
-    from workbench.pipeline.run import _verify
+    from workbench.pipeline.run import _verify, with_units
 
     wb, doc_id = nda_20
     parsed = wb.parsed(doc_id)
     m = re.search(r"\s+".join(map(re.escape, ITEM.split())) + ";", parsed.text)  # lines wrap in the PDF
     cand = Candidate(exact_quote=m.group(0), chunk_id="c", document_id=doc_id, start=m.start(), end=m.end())
     [ev], _ = anchor([cand], {doc_id: parsed}, MemoryIds())
-    engine._LEADS.clear()  # nothing remembered from an Extract in this process
+    assert ev.unit is None  # an item with no unit facts yet (an LLM's quote, a run stored before them)
     engine.SCORES._d.clear()
     question = "What information is not confidential?"
     [v] = _verify(question, [ev], {doc_id: parsed}, get_backend("rules", Settings()),
                   Run(run_id="r", question=question, document_ids=[doc_id], backend="rules"))
     assert 'read as an item of the list introduced by "' in v.verification_rationale
-    assert engine.lead_of(ev).endswith("shall not include information that:")
+    [ev] = with_units([ev], {doc_id: parsed})  # the facts come from the document, in any process
+    assert ev.unit.lead_in.endswith("shall not include information that:")
 
 
 def _docs_context(path):
@@ -234,7 +236,7 @@ def test_an_answer_leaves_out_a_lead_in_whose_items_it_does_not_quote():
     draft = compose_from_quotes([lead, other])
     assert "REQ-S001" not in draft.final_answer and "REQ-S001" in draft.unused_requirements
     item = ev("REQ-S003", "The transmission must be initiated by a person other than the provider.", 90)
-    engine._remember({("d", 90, 90 + len(item.exact_quote)): lead.exact_quote})
+    item.unit = UnitInfo(lead_in=lead.exact_quote)
     draft = compose_from_quotes([lead, item, other])
     assert draft.final_answer.index("REQ-S001") < draft.final_answer.index("REQ-S003")
 
@@ -254,7 +256,7 @@ def test_an_answer_keeps_a_lead_in_with_its_items_within_its_limit_of_statements
     others = [ev(f"REQ-S{k + 2:03d}", f"Statement number {k} must be filed with the return by the due date.",
                  1000 + 100 * k) for k in range(MAX_STATEMENTS)]
     item = ev("REQ-S099", "1. You were a nonresident alien engaged in a trade or business in the United States.", 80)
-    engine._remember({("i", 80, 80 + len(item.exact_quote)): lead.exact_quote})
+    item.unit = UnitInfo(lead_in=lead.exact_quote)
     draft = compose_from_quotes([lead, *others, item])
     answer = draft.final_answer
     assert "REQ-S001" in answer and "REQ-S099" in answer and answer.index("REQ-S001") < answer.index("REQ-S099")
@@ -284,7 +286,7 @@ def test_a_lead_in_ending_in_a_colon_keeps_it_before_its_items():
     second = ev("REQ-C023", "(b) the tenth (10th) anniversary of the date of the first sale of a LICENSED VARIETY in "
                             "such jurisdiction.", 400)
     for e in (first, second):
-        engine._remember({("c", e.span.start, e.span.end): lead.exact_quote})
+        e.unit = UnitInfo(lead_in=lead.exact_quote)
     answer = compose_from_quotes([lead, first, second]).final_answer
     assert "effect until [REQ-C096]: " in answer and "until [REQ-C096]." not in answer
     parts = split_sentences(answer)
@@ -312,7 +314,7 @@ def test_an_answer_leaves_out_an_item_that_says_nothing_without_its_lead_in():
                              "Franchised Business to a Competitive Business.", 900)
     stands = ev("REQ-C007", "(ii) Member shall keep the terms of this Agreement confidential during its term.", 1100)
     for e in (solicit, stands):
-        engine._remember({("g", e.span.start, e.span.end): lead})
+        e.unit = UnitInfo(lead_in=lead)
     draft = compose_from_quotes([term, solicit, stands])
     assert "REQ-C006" not in draft.final_answer and "REQ-C006" in draft.unused_requirements
     assert "REQ-C001" in draft.final_answer and "REQ-C007" in draft.final_answer

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from workbench.backends import engine
 from workbench.backends.rules import MAX_STATEMENTS, RulesBackend, compose_from_quotes, extract_from_text
 from workbench.config import Settings
 from workbench.models import Chunk, Evidence, Span
@@ -125,7 +126,7 @@ def test_an_answer_from_part_of_a_sentence_says_where_words_were_left_out(backen
                        question="Within how many hours must the supervisory authority be notified of a breach?")
     first = got[0]
     assert first.exact_quote != LONG and first.exact_quote in LONG  # a part, at a clause boundary
-    evidence = [ev("REQ-S001", first.exact_quote, first.start)]
+    evidence = engine.with_units(ctx, [ev("REQ-S001", first.exact_quote, first.start)])  # its unit, from the text
     [v] = backend.verify("Within how many hours must the supervisory authority be notified of a breach?", evidence)
     assert v.verified and "quoted in part" in v.verification_rationale
     draft = backend.compose("q", evidence)
@@ -139,7 +140,7 @@ def test_an_answer_from_part_of_a_sentence_says_where_words_were_left_out(backen
 def test_a_whole_sentence_is_composed_without_an_ellipsis(backend):
     quote = "Employees must use the approved virtual private network for remote access sessions."
     ctx, got = extract(backend, [quote], question="What must employees use for remote access sessions?")
-    evidence = [ev("REQ-S001", got[0].exact_quote, got[0].start)]
+    evidence = engine.with_units(ctx, [ev("REQ-S001", got[0].exact_quote, got[0].start)])
     backend.verify("What must employees use for remote access sessions?", evidence)
     assert "…" not in backend.compose("q", evidence).final_answer
 

@@ -16,6 +16,7 @@ Rationales are written for a reviewer: words as written, never stems."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import unicodedata
@@ -27,6 +28,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from workbench.models import UnitInfo
 from workbench.text import clause_bounds, content_terms
 from workbench.text.sentences import DOT_LEADERS, FOOTNOTE_MARK, OPEN_WORDS, furniture_between
 from workbench.text.terms import FUNCTION_WORDS, embed_form, stem, surface_forms
@@ -869,54 +871,57 @@ def list_items(context: Any, document_id: str, end: int) -> list[tuple[int, int,
     return out
 
 
-_LEADS: OrderedDict[tuple[str, int, int], str] = OrderedDict()  # (document, start, end) -> lead-in
-_LEADS_MAX = 50_000
-_LEADS_LOCK = threading.Lock()  # runs in background jobs build units at once
+def unit_info(context: Any, document_id: str, start: int, end: int) -> UnitInfo:
+    """The unit facts of the located span [start, end) of a document, read from the document
+    itself as Extract reads them (its sentences, list lead-ins): whoever proposed the quote (a
+    rule, an LLM, a reviewer) and whichever process judges it, the verdict reads the same facts."""
+    sents = [t for t in context.sentences(document_id, start, end) if t[0] < end and t[1] > start]
+    lead = lead_in(context, document_id, start)
+    if len(sents) != 1:
+        return UnitInfo(lead_in=lead, joined=len(sents) > 1)
+    s0, _e0, t = sents[0]
+    cs, ce = _clean(t, 0, len(t))
+    a, b = max(0, start - s0), min(len(t), end - s0)
+    whole = _wc(t, cs, ce)
+    if _wc(t, a, b) >= whole:
+        return UnitInfo(lead_in=lead)
+    return UnitInfo(lead_in=lead, trimmed_from=whole, at_clause=cut_at_clause(t, b),
+                    cut_before=bool(_WORD.search(t, 0, a)), cut_after=bool(_WORD.search(t, b)))
 
 
-def lead_of(evidence: Any) -> str:
-    """The lead-in units_for or remember_leads found for an extracted quote's span (an Evidence:
-    document_id, span), or ""."""
-    span = getattr(evidence, "span", None)
-    if span is None:
-        return ""
-    with _LEADS_LOCK:
-        return _LEADS.get((evidence.document_id, span.start, span.end), "")
-
-
-def remember_leads(context: Any, evidence: Sequence[Any]) -> None:
-    """Find the lead-ins of extracted quotes the registry does not hold (a run verified in another
-    process than the one that extracted it, a reviewer's added span), from the documents
-    themselves, so that Verify reads them as Extract did."""
-    found: dict[tuple[str, int, int], str] = {}
+def with_units(context: Any, evidence: Sequence[Any]) -> list[Any]:
+    """The evidence items, each located one that carries no unit facts given them from its
+    document (an LLM's quote, a reviewer's span); items with facts are returned as they are."""
+    out = []
     for e in evidence:
-        span = getattr(e, "span", None)
-        if span is None:
-            continue
-        key = (e.document_id, span.start, span.end)
-        with _LEADS_LOCK:
-            if key in _LEADS:
-                continue
-        if lead := lead_in(context, e.document_id, span.start):
-            found[key] = lead
-    _remember(found)
-
-
-def _remember(leads: dict[tuple[str, int, int], str]) -> None:
-    with _LEADS_LOCK:
-        for key, lead in leads.items():
-            _LEADS[key] = lead
-            _LEADS.move_to_end(key)
-        while len(_LEADS) > _LEADS_MAX:
-            _LEADS.popitem(last=False)
+        if e.unit is None and e.span is not None:
+            with contextlib.suppress(KeyError):  # the document is not in this context
+                e = e.model_copy(update={"unit": unit_info(context, e.document_id, e.span.start, e.span.end)})
+        out.append(e)
+    return out
 
 
 def judged_text(evidence: Any) -> str:
     """What the judge reads for a quote already extracted (Verify, quality review): the quote after
-    its list's lead-in (lead_of), else the quote; so Extract, Verify and the quality review score
-    the same text."""
+    its list's lead-in (its unit facts), else the quote; so Extract, Verify and the quality review
+    score the same text."""
     lead = lead_of(evidence)
     return f"{lead} {evidence.exact_quote}" if lead else evidence.exact_quote
+
+
+def lead_of(evidence: Any) -> str:
+    """The lead-in its unit facts give an evidence item, or ""."""
+    unit = getattr(evidence, "unit", None)
+    return unit.lead_in if unit is not None else ""
+
+
+def judge_evidence(question: str, evidence: Any, relevance: float) -> QuoteVerdict:
+    """Seed 000's criteria for one evidence item from its quote and its unit facts alone: what
+    every backend's verdict rests on, so two backends cannot judge one quote two ways."""
+    unit = evidence.unit or UnitInfo()
+    kind = clause_kind(question, evidence.exact_quote, evidence.document_id) if relevance >= RELEVANT else None
+    return judge_quote(question, evidence.exact_quote, relevance, trimmed_from=unit.trimmed_from,
+                       at_clause=unit.at_clause, kind=kind, lead=unit.lead_in)
 
 
 # per document: a segment's embed_form -> its row (bounded and locked like _KIND_ROWS)
@@ -1018,7 +1023,6 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
             u.extra["joined"] = u.start in first_end and u.end > first_end[u.start]
         if doc is not None:
             _prime_vectors(retriever, doc, units)
-        _remember({(doc_id, u.start, u.end): u.lead for u in units if u.lead})
         out += units
     return out
 

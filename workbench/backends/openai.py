@@ -559,8 +559,8 @@ class OpenAIBackend:
         except BackendError as exc:  # already in usage()['verify'].raw_failures
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
-        q = engine.judge_quote(question, ev.exact_quote,
-                               float(engine.SCORES("relevance", question, [engine.judged_text(ev)], [ev.document_id])[0]))
+        q = engine.judge_evidence(question, ev, float(engine.SCORES("relevance", question, [engine.judged_text(ev)],
+                                                                    [ev.document_id])[0]))
         return self._combine(ev.requirement_id, llm, q), None
 
     def _verify_schema(self, scale: float = 1.0) -> dict[str, Any]:

@@ -427,9 +427,25 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
 
 # --- the backend ----------------------------------------------------------------------------------
 _REASONS = set(get_args(RejectionReason))
-_WHOLE = (0, True, (False, False))  # a quote that is its sentence whole
 # Quality review's feedback names the IDs of an unsupported or speculative sentence first.
 _FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
+
+
+def _relevance(question: str, evidence: list[Evidence]) -> list[float]:
+    """The judge's relevance of each item to the question, read as Extract read it (after its
+    lead-in); the judge's score cache makes the second reading of a run's items free."""
+    if not evidence:
+        return []
+    return [float(r) for r in engine.SCORES("relevance", question, [engine.judged_text(e) for e in evidence],
+                                             [e.document_id for e in evidence])]
+
+
+def unit_cuts(evidence: list[Evidence]) -> tuple[dict[str, tuple[bool, bool]], set[str]]:
+    """From the items' unit facts: for a part of a longer sentence, whether words were left out
+    before / after it (by ID); and the IDs of the quotes of two sentences read as one."""
+    cuts = {e.requirement_id: (e.unit.cut_before, e.unit.cut_after) for e in evidence
+            if e.unit is not None and e.unit.trimmed_from}
+    return cuts, {e.requirement_id for e in evidence if e.unit is not None and e.unit.joined}
 
 
 class RulesBackend:
@@ -440,11 +456,6 @@ class RulesBackend:
     def __init__(self, settings: Settings):
         self.settings = settings
         self._usage: dict[str, StageUsage] = {}
-        # span -> words of its whole sentence, whether the part ends where a clause does, and
-        # whether the sentence goes on before / after it (the answer then shows "…")
-        self._trimmed: dict[tuple[str, int, int], tuple[int, bool, tuple[bool, bool]]] = {}
-        self._joined: set[tuple[str, int, int]] = set()  # units of two sentences (engine.with_sentence_before)
-        self._relevance: dict[str, float] = {}  # evidence ID -> relevance at its last verification
 
     def _count(self, stage: str, t0: float) -> None:
         u = self._usage.setdefault(stage, StageUsage())
@@ -474,11 +485,6 @@ class RulesBackend:
             u = units[i]
             ch = next((c for c in chunks if c.document_id == u.document_id and c.start <= u.start < c.end), None)
             conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= engine.RELEVANT else "low"
-            if u.extra.get("joined"):
-                self._joined.add((u.document_id, u.start, u.end))
-            if u.trimmed:
-                self._trimmed[(u.document_id, u.start, u.end)] = (u.whole_words, u.extra.get("at_clause", True),
-                                                                  u.extra.get("cut", (False, False)))
             out.append(Candidate(exact_quote=u.text, chunk_id=ch.chunk_id if ch else f"{u.document_id[:8]}-s{u.start}",
                                  document_id=u.document_id,
                                  section_heading=context.heading_at(u.document_id, u.start) or (ch.section_heading if ch else None),
@@ -505,19 +511,10 @@ class RulesBackend:
         """Seed 000's three criteria (engine.judge_quote): learned relevance to the question,
         then the hard gates (hedging, a quote cut mid-sentence, a reference outside the quote)."""
         t0 = time.perf_counter()
-        if len(self._relevance) > 50_000 or len(self._trimmed) > 50_000:  # bounded: one backend serves many runs
-            self._relevance.clear()
-            self._trimmed.clear()
-            self._joined.clear()
-        rel = engine.SCORES("relevance", question, [engine.judged_text(e) for e in evidence], [e.document_id for e in evidence])
+        rel = _relevance(question, evidence)
         out = []
         for e, r in zip(evidence, rel, strict=True):
-            whole, at_clause, _cut = self._trimmed.get((e.document_id, e.span.start, e.span.end), _WHOLE) if e.span \
-                else _WHOLE
-            kind = engine.clause_kind(question, e.exact_quote, e.document_id) if r >= engine.RELEVANT else None
-            v = engine.judge_quote(question, e.exact_quote, float(r), trimmed_from=whole, at_clause=at_clause,
-                                   kind=kind, lead=engine.lead_of(e))
-            self._relevance[e.requirement_id] = float(r)
+            v = engine.judge_evidence(question, e, float(r))
             reason = v.reason if v.reason in _REASONS else (None if v.verified else "does_not_address_question")
             out.append(Verification(requirement_id=e.requirement_id, verified=v.verified, rejection_reason=reason,
                                     verification_rationale=v.rationale, score=float(min(1.0, max(0.0, v.score))),
@@ -534,13 +531,11 @@ class RulesBackend:
             m = _FEEDBACK_IDS.match(line)
             if m:
                 exclude.update(ID_RE.findall(m.group(1)))
-        scores = [self._relevance[e.requirement_id] for e in verified if e.requirement_id in self._relevance]
+        scores = _relevance(question, verified)
         if scores:  # answer with the evidence that answers best; the weaker stays listed as unused
             floor = max(scores) - ANSWER_MARGIN
-            exclude |= {e.requirement_id for e in verified if self._relevance.get(e.requirement_id, 1.0) < floor}
-        cuts = {e.requirement_id: self._trimmed[k][2] for e in verified
-                if e.span and (k := (e.document_id, e.span.start, e.span.end)) in self._trimmed}
-        joined = {e.requirement_id for e in verified if e.span and (e.document_id, e.span.start, e.span.end) in self._joined}
+            exclude |= {e.requirement_id for e, r in zip(verified, scores, strict=True) if r < floor}
+        cuts, joined = unit_cuts(verified)
         draft = compose_from_quotes(verified, exclude, cuts=cuts, joined=joined)
         if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
             draft = compose_from_quotes(verified, cuts=cuts, joined=joined)

@@ -74,6 +74,16 @@ def _extract(question: str, chunks: list, context: DocsContext, backend: Backend
     return candidates
 
 
+def with_units(evidence: list[Evidence], docs: dict[str, ParsedDoc]) -> list[Evidence]:
+    """Each located item with its unit facts (lead-in, trimmed, at-clause, joined) read from its
+    document: what every backend's verdict and the composer read, carried on the item."""
+    from workbench.backends import engine
+
+    if all(e.unit is not None or e.span is None for e in evidence):
+        return evidence
+    return engine.with_units(DocsContext(list(docs.values())), evidence)
+
+
 VERIFY_BATCH = 24  # evidence items per backend.verify call, with a progress event after each
 
 
@@ -91,9 +101,7 @@ def _verify(question: str, evidence: list[Evidence], docs: dict[str, ParsedDoc],
             verdicts[e.requirement_id] = Verification(
                 requirement_id=e.requirement_id, verified=False, rejection_reason="hash_mismatch", verifier="pipeline",
                 verification_rationale="The document's text at the span no longer matches the quote and its SHA-256.")
-    from workbench.backends import engine
-
-    engine.remember_leads(DocsContext(list(docs.values())), intact)  # a list item is judged after its lead-in
+    intact = with_units(intact, docs)  # a run stored before items carried them
     got: dict[str, Verification] = {}
     for i in range(0, len(intact), VERIFY_BATCH):
         batch = intact[i:i + VERIFY_BATCH]
@@ -207,6 +215,7 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
     candidates = _extract(question, chunks, DocsContext(docs, retriever), backend, run, clock)
     clock.progress({"candidates": len(candidates)}, "anchoring quotes")
     evidence, not_found = anchor(candidates, by_id, ids, source_type)
+    evidence = with_units(evidence, by_id)
     run.evidence = evidence
     clock.end({"candidates": len(candidates), "extracted": len(evidence), "quote_not_found": len(not_found)},
               status="failed" if run.failures else "done")
