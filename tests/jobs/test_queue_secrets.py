@@ -22,7 +22,6 @@ URLS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the queue's connection error echoes the Redis URL with its password")
 @pytest.mark.parametrize("url", URLS)
 @pytest.mark.parametrize("command", [["jobs"], ["worker", "--burst"]])
 def test_a_queue_that_cannot_be_reached_is_named_without_its_password(
