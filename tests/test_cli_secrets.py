@@ -21,7 +21,6 @@ from workbench.service import Workbench
 PW = "Pdf-Passw0rd-7"
 TEXT = "The Supplier shall deliver the Goods to the Buyer within ten business days of each purchase order."
 PDF_COMMANDS = ["ingest", "ask", "verify", "locate", "check-draft"]
-NOT_YET = pytest.mark.xfail(strict=True, reason="issue 37: PDF passwords are taken on the command line only")
 
 
 @pytest.fixture
@@ -46,7 +45,6 @@ def stdin(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
 
 
-@NOT_YET
 @pytest.mark.parametrize("command", PDF_COMMANDS)
 def test_the_only_password_option_on_offer_reads_stdin(command: str):
     parser = subcommand(command)
@@ -57,7 +55,6 @@ def test_the_only_password_option_on_offer_reads_stdin(command: str):
     assert "--password" not in offered
 
 
-@NOT_YET
 def test_an_encrypted_pdf_opens_with_its_password_on_stdin(encrypted, data_dir, capsys, monkeypatch):
     stdin(monkeypatch, PW + "\n")
     assert main(["ingest", str(encrypted), "--password-stdin", "--json"]) == 0
@@ -65,7 +62,6 @@ def test_an_encrypted_pdf_opens_with_its_password_on_stdin(encrypted, data_dir, 
     assert json.loads(out)["encrypted"] is True and err == ""
 
 
-@NOT_YET
 def test_an_encrypted_pdf_opens_with_its_password_in_the_environment(encrypted, data_dir, capsys, monkeypatch):
     monkeypatch.setenv("WORKBENCH_PDF_PASSWORD", PW)
     assert main(["locate", str(encrypted), "--quotes", str(_quotes(encrypted)), "--json"]) == 0
@@ -73,7 +69,6 @@ def test_an_encrypted_pdf_opens_with_its_password_in_the_environment(encrypted, 
     assert json.loads(out)["found"] is True and err == ""
 
 
-@NOT_YET
 def test_locate_reads_the_password_from_stdin(encrypted, data_dir, capsys, monkeypatch):
     stdin(monkeypatch, PW + "\n")
     assert main(["locate", str(encrypted), "--quotes", str(_quotes(encrypted)), "--password-stdin", "--json"]) == 0
@@ -86,7 +81,6 @@ def _quotes(pdf: Path) -> Path:
     return q
 
 
-@NOT_YET
 @pytest.mark.parametrize("argv", [["ask", "{pdf}", "--question", "When are the Goods delivered?"],
                                   ["verify", "{pdf}", "--claim", "The Goods arrive within ten days."],
                                   ["check-draft", "{draft}", "{pdf}"]])
@@ -107,7 +101,6 @@ def test_every_command_that_opens_a_pdf_hands_it_the_password_from_stdin(argv, e
     assert seen == [PW] and "stopped once" in capsys.readouterr().err
 
 
-@NOT_YET
 def test_a_wrong_or_missing_password_is_refused_without_repeating_it(encrypted, data_dir, capsys, monkeypatch):
     wrong = "Not-The-Pdf-Passw0rd"
     stdin(monkeypatch, wrong + "\n")
@@ -119,7 +112,6 @@ def test_a_wrong_or_missing_password_is_refused_without_repeating_it(encrypted, 
     assert "--password-stdin" in err and "WORKBENCH_PDF_PASSWORD" in err and not re.search(r"--password(?![-\w])", err)
 
 
-@NOT_YET
 def test_a_password_still_typed_on_the_command_line_is_warned_about(encrypted, data_dir, capsys):
     """Kept for old scripts (the shared CLI checker passes --password): it works, hidden from
     --help, and says on stderr that the password was visible to every user of the machine."""
