@@ -82,11 +82,9 @@ def test_added_evidence_is_a_missed_positive_in_the_relabel_set_and_the_csv(wb, 
 
 
 # --- issue 37: what a reviewer may add (each test is the attack, made with a reviewer's hands) ----
-NOT_YET = pytest.mark.xfail(strict=True, reason="issue 37: human-added evidence takes any span of any document")
 FLAGS = "The monitor flags unauthorized system activity at once."
 
 
-@NOT_YET
 def test_a_span_cut_from_inside_a_word_is_refused_naming_the_whole_words(wb, make_pdf):  # noqa: F811
     """'authorized system activity' cut from 'unauthorized …' says the opposite of the document:
     refused (never widened behind the reviewer's back), with the whole words to select instead."""
@@ -105,7 +103,6 @@ def test_a_span_cut_from_inside_a_word_is_refused_naming_the_whole_words(wb, mak
     assert kept.evidence.exact_quote == "unauthorized system activity"
 
 
-@NOT_YET
 def test_a_whole_document_as_one_item_is_refused_over_the_size_cap(wb, make_pdf):  # noqa: F811
     filler = " ".join([f"Visitors may walk the grounds when escorted. {FLAGS}"] * 6)
     run = make_run(wb, make_pdf(PAGES + [filler] * 10))
@@ -120,7 +117,6 @@ def test_a_whole_document_as_one_item_is_refused_over_the_size_cap(wb, make_pdf)
     assert wb.history(run.run_id) == []
 
 
-@NOT_YET
 def test_evidence_from_a_document_the_run_did_not_read_is_refused(wb, make_pdf):  # noqa: F811
     run = make_run(wb, make_pdf(PAGES))
     other = wb.ingest(make_pdf(["Pets are welcome everywhere on the grounds."], name="other.pdf"))
@@ -140,7 +136,6 @@ def signed_in_cli(wb, monkeypatch):  # noqa: F811
     get_settings.cache_clear()
 
 
-@NOT_YET
 def test_cli_add_evidence_with_sign_in_on_signs_in_with_the_password_on_stdin(signed_in_cli, make_pdf, capsys,
                                                                                monkeypatch):
     run = make_run(signed_in_cli, make_pdf(PAGES))
@@ -156,7 +151,6 @@ def test_cli_add_evidence_with_sign_in_on_signs_in_with_the_password_on_stdin(si
     assert row["human_added"] is True and row["reviewer"] == "Rae Reviewer"
 
 
-@NOT_YET
 def test_cli_add_evidence_with_sign_in_on_takes_the_password_from_the_environment(signed_in_cli, make_pdf, capsys,
                                                                                   monkeypatch):
     run = make_run(signed_in_cli, make_pdf(PAGES))

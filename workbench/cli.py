@@ -72,6 +72,7 @@ def _settings():
 
 # --- secrets: read from stdin or the environment, never from the command line (`ps` shows it) ---
 PDF_PASSWORD_ENV = "WORKBENCH_PDF_PASSWORD"
+ACCOUNT_PASSWORD_ENV = "WORKBENCH_PASSWORD"  # the signed-in reviewer's, with sign-in on
 PASSWORD_ON_ARGV = ("--password puts the PDF password on the command line, where every user of this machine "
                     f"can read it in the process list: use --password-stdin or {PDF_PASSWORD_ENV}")
 
@@ -407,12 +408,18 @@ def _read_password(args: argparse.Namespace) -> str | None:
 
 
 def _signed_in(wb, args: argparse.Namespace):
-    """With sign-in on, the identity of --reviewer, signed in with the password on stdin."""
+    """With sign-in on, the identity of --reviewer, signed in with the password on stdin
+    (--password-stdin) or in $WORKBENCH_PASSWORD: never on the command line."""
     if not wb.settings.sign_in:
         return None
+    from workbench.config import env_value
+
     password = _read_password(args)
     if password is None:
-        raise UsageError("sign-in is on: pass --password-stdin and the reviewer's password on stdin")
+        password = env_value(ACCOUNT_PASSWORD_ENV)
+    if password is None:
+        raise UsageError("sign-in is on: pass --password-stdin and the reviewer's password on stdin "
+                         f"(or set {ACCOUNT_PASSWORD_ENV})")
     return wb.sign_in(args.reviewer, password)
 
 
@@ -443,8 +450,9 @@ def _cmd_add_evidence(args: argparse.Namespace) -> int:
 
     if args.quote is None and (args.start is None or args.end is None):
         raise UsageError("add-evidence: give --quote TEXT, or both --start S and --end E (see --help)")
-    st = Workbench(_settings()).add_evidence(args.run, args.document_id, quote=args.quote, start=args.start,
-                                             end=args.end, reviewer=args.reviewer, note=args.note)
+    wb = Workbench(_settings())
+    st = wb.add_evidence(args.run, args.document_id, quote=args.quote, start=args.start, end=args.end,
+                         reviewer=args.reviewer, note=args.note, identity=_signed_in(wb, args))
     ev = st.evidence
     row = {**ev.audit_dict(), "human_added": st.human_added, "final_status": st.final_status,
            "reviewer": st.reviewer, "note": st.note, "run_id": args.run}
@@ -725,6 +733,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--start", type=int, help="start offset into the document's text (with --end)")
     s.add_argument("--end", type=int, help="end offset (exclusive)")
     s.add_argument("--reviewer", required=True)
+    s.add_argument("--password-stdin", action="store_true",
+                   help="sign-in on: the reviewer's password on stdin (else $WORKBENCH_PASSWORD)")
     s.add_argument("--note", default="", help="why it is evidence (recorded with the event)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_add_evidence)
