@@ -21,6 +21,7 @@ from pathlib import Path
 
 from workbench.config import Settings
 from workbench.models import ReviewEvent
+from workbench.redact import redact_url
 from workbench.store import Store
 from workbench.store.drill import ITEMS, drill_run, run_drill
 
@@ -58,7 +59,7 @@ def latency(url: str, n: int) -> dict:
         times.append((time.perf_counter() - t0) * 1000)
     store.dispose()
     times.sort()
-    return {"url": url.split("?")[0], "sequential_reviews": n, "ms_p50": round(statistics.median(times), 2),
+    return {"url": redact_url(url.split("?")[0]), "sequential_reviews": n, "ms_p50": round(statistics.median(times), 2),
             "ms_p95": round(times[int(n * 0.95)], 2), "ms_max": round(times[-1], 2)}
 
 

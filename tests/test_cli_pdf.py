@@ -3,6 +3,7 @@ for bad input, never a traceback."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -33,15 +34,16 @@ def test_ingest_json_prints_one_object_per_file(make_pdf, capsys, data_dir):
     assert all(r.keys() >= INGEST_KEYS and r["has_text_layer"] and r["pages_without_text"] == [] for r in rows)
 
 
-def test_ingest_scanned_and_encrypted_corpus_files(corpus, capsys, data_dir):
+def test_ingest_scanned_and_encrypted_corpus_files(corpus, capsys, data_dir, monkeypatch):
     scanned = corpus / "pdfs/scanned/grumman-service-kit-1974_scanned.pdf"
     code, rows, _ = run(["ingest", str(scanned), "--json"], capsys)
     assert code == 0 and rows[0]["pages_without_text"] == [1, 2] and rows[0]["warnings"]
     enc = corpus / "pdfs/encrypted/password-example_pw-test.pdf"
-    code, rows, _ = run(["ingest", str(enc), "--password", "test", "--json"], capsys)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("test\n"))
+    code, rows, _ = run(["ingest", str(enc), "--password-stdin", "--json"], capsys)
     assert code == 0 and rows[0]["pages"] == 4
     code, rows, err = run(["ingest", str(enc), "--json"], capsys)
-    assert code == 2 and rows == [] and "--password" in err
+    assert code == 2 and rows == [] and "--password-stdin" in err
 
 
 @pytest.mark.parametrize("content, needle", [(b"", "empty"), (b"hello, not a pdf\n" * 30, "not a PDF"),

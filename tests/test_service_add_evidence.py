@@ -3,13 +3,16 @@ become an item with a stable ID, span, hash and boxes, human-Supported and cited
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 
 import pytest
 
 from tests.store.dbs import db_url, pg_schema_url  # noqa: F401 - fixtures
 from tests.test_service_store import PAGES, make_run, wb  # noqa: F401 - fixture
 from workbench import cli
+from workbench.config import get_settings
 from workbench.errors import NotFoundError, WorkbenchError
 from workbench.models import sha256_text
 
@@ -76,3 +79,82 @@ def test_added_evidence_is_a_missed_positive_in_the_relabel_set_and_the_csv(wb, 
     assert (line["verifier_label"], line["human_label"], line["human_added"]) == ("unsupported", "supported", True)
     csv_text = wb.export([run.run_id], "csv").data.decode()
     assert st.evidence.requirement_id in csv_text and csv_text.splitlines()[0].endswith("human_added")
+
+
+# --- issue 37: what a reviewer may add (each test is the attack, made with a reviewer's hands) ----
+FLAGS = "The monitor flags unauthorized system activity at once."
+
+
+def test_a_span_cut_from_inside_a_word_is_refused_naming_the_whole_words(wb, make_pdf):  # noqa: F811
+    """'authorized system activity' cut from 'unauthorized …' says the opposite of the document:
+    refused (never widened behind the reviewer's back), with the whole words to select instead."""
+    run = make_run(wb, make_pdf([PAGES[0], f"{PAGES[1]} {FLAGS}"]))
+    doc = run.document_ids[0]
+    text = wb.parsed(doc).text
+    with pytest.raises(WorkbenchError, match="whole words") as refused:
+        wb.add_evidence(run.run_id, doc, quote="authorized system activity", reviewer="mallory")
+    assert "unauthorized system activity" in str(refused.value)
+    word, end = text.index("unauthorized"), text.index("activity") + len("activity")
+    for start, stop in [(word + 2, end), (word, end - 3)]:  # "|authorized …", "… activ|ity"
+        with pytest.raises(WorkbenchError, match="whole words"):
+            wb.add_evidence(run.run_id, doc, start=start, end=stop, reviewer="mallory")
+    assert wb.history(run.run_id) == []
+    kept = wb.add_evidence(run.run_id, doc, quote="unauthorized system activity", reviewer="ann")
+    assert kept.evidence.exact_quote == "unauthorized system activity"
+
+
+def test_a_whole_document_as_one_item_is_refused_over_the_size_cap(wb, make_pdf):  # noqa: F811
+    filler = " ".join([f"Visitors may walk the grounds when escorted. {FLAGS}"] * 6)
+    run = make_run(wb, make_pdf(PAGES + [filler] * 10))
+    doc = run.document_ids[0]
+    text = wb.parsed(doc).text
+    cap = 2_000  # Settings.added_evidence_max_chars, by default: about a dense page
+    assert len(text) > 2 * cap
+    with pytest.raises(WorkbenchError, match=f"{cap:,} characters"):
+        wb.add_evidence(run.run_id, doc, start=0, end=len(text), reviewer="mallory")
+    with pytest.raises(WorkbenchError, match=f"{cap:,} characters"):
+        wb.add_evidence(run.run_id, doc, quote=text, reviewer="mallory")
+    assert wb.history(run.run_id) == []
+
+
+def test_evidence_from_a_document_the_run_did_not_read_is_refused(wb, make_pdf):  # noqa: F811
+    run = make_run(wb, make_pdf(PAGES))
+    other = wb.ingest(make_pdf(["Pets are welcome everywhere on the grounds."], name="other.pdf"))
+    with pytest.raises(WorkbenchError, match="not a document of run") as refused:
+        wb.add_evidence(run.run_id, other.id, quote="Pets are welcome everywhere", reviewer="mallory")
+    assert "other.pdf" in str(refused.value)
+    assert wb.history(run.run_id) == []
+
+
+@pytest.fixture
+def signed_in_cli(wb, monkeypatch):  # noqa: F811
+    """Sign-in on for the CLI, with a reviewer account; the CLI shares the fixture's store."""
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+    monkeypatch.setenv("WORKBENCH_SIGN_IN", "true")
+    get_settings.cache_clear()
+    yield wb
+    get_settings.cache_clear()
+
+
+def test_cli_add_evidence_with_sign_in_on_signs_in_with_the_password_on_stdin(signed_in_cli, make_pdf, capsys,
+                                                                               monkeypatch):
+    run = make_run(signed_in_cli, make_pdf(PAGES))
+    argv = ["add-evidence", run.run_id, run.document_ids[0], "--quote", MISSED, "--reviewer", "Rae Reviewer",
+            "--password-stdin", "--json"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("wrong horse staple\n"))
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "wrong password" in err and "wrong horse staple" not in err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("correct horse battery\n"))
+    assert cli.main(argv) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["human_added"] is True and row["reviewer"] == "Rae Reviewer"
+
+
+def test_cli_add_evidence_with_sign_in_on_takes_the_password_from_the_environment(signed_in_cli, make_pdf, capsys,
+                                                                                  monkeypatch):
+    run = make_run(signed_in_cli, make_pdf(PAGES))
+    monkeypatch.setenv("WORKBENCH_PASSWORD", "correct horse battery")
+    assert cli.main(["add-evidence", run.run_id, run.document_ids[0], "--quote", MISSED,
+                     "--reviewer", "Rae Reviewer", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["reviewer"] == "Rae Reviewer"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench import __version__
-from workbench.errors import ExportBlockedError, ReviewerRequiredError, WorkbenchError
+from workbench.errors import ExportBlockedError, PasswordRequiredError, ReviewerRequiredError, WorkbenchError
 
 
 class UsageError(WorkbenchError):
@@ -70,6 +70,44 @@ def _settings():
     return get_settings()
 
 
+# --- secrets: read from stdin or the environment, never from the command line (`ps` shows it) ---
+PDF_PASSWORD_ENV = "WORKBENCH_PDF_PASSWORD"
+ACCOUNT_PASSWORD_ENV = "WORKBENCH_PASSWORD"  # the signed-in reviewer's, with sign-in on
+PASSWORD_ON_ARGV = ("--password puts the PDF password on the command line, where every user of this machine "
+                    f"can read it in the process list: use --password-stdin or {PDF_PASSWORD_ENV}")
+
+
+def _pdf_password_options(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--password-stdin", action="store_true",
+                   help=f"read the PDF password from the first line of stdin (else ${PDF_PASSWORD_ENV})")
+    s.add_argument("--password", help=argparse.SUPPRESS)  # old scripts only: works, and warns (PASSWORD_ON_ARGV)
+
+
+def _read_secret(prompt: str) -> str:
+    """One line of stdin; typed at a terminal, a prompt that does not echo it."""
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass(prompt)
+    return sys.stdin.readline().rstrip("\r\n")
+
+
+def _pdf_password(args: argparse.Namespace) -> str | None:
+    """The password of encrypted PDFs: stdin with --password-stdin, else $WORKBENCH_PDF_PASSWORD;
+    read once per command. A --password VALUE (kept for old scripts) works but warns on stderr."""
+    if "pdf_password" not in vars(args):
+        from workbench.config import env_value
+
+        if getattr(args, "password", None) is not None:
+            print(f"workbench: warning: {PASSWORD_ON_ARGV}", file=sys.stderr)
+            args.pdf_password = args.password
+        elif getattr(args, "password_stdin", False):
+            args.pdf_password = _read_secret("PDF password: ") or None
+        else:
+            args.pdf_password = env_value(PDF_PASSWORD_ENV) or None
+    return args.pdf_password
+
+
 # --- commands --------------------------------------------------------------------------------
 def _cmd_ingest(args: argparse.Namespace) -> int:
     """Open each PDF, keep it in the workspace (content-addressed) and report it; the first
@@ -80,7 +118,7 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     if args.queue:
         return _submit(wb, args, [dict(kind="ingest", paths=[read_pdf_arg(f)]) for f in args.files])
     for f in args.files:
-        doc = wb.ingest(read_pdf_arg(f), password=args.password, source_type=args.source_type)
+        doc = wb.ingest(read_pdf_arg(f), password=_pdf_password(args), source_type=args.source_type)
         row = {"document_id": doc.id, "filename": doc.filename, "pages": doc.pages,
                "has_text_layer": doc.has_text_layer, "pages_without_text": doc.pages_without_text,
                "title": doc.title, "author": doc.author, "created": doc.created,
@@ -100,7 +138,7 @@ def _cmd_locate(args: argparse.Namespace) -> int:
     from workbench.pdf import open_pdf
 
     quotes = read_lines(args.quotes)
-    doc = open_pdf(read_pdf_arg(args.file), password=args.password, settings=_settings())
+    doc = open_pdf(read_pdf_arg(args.file), password=_pdf_password(args), settings=_settings())
     for quote in quotes:
         span = doc.locate(quote)
         if span is None:
@@ -140,7 +178,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         return _submit(wb, args, [dict(kind="ask", questions=questions, backend=args.backend,
                                        paths=[p for p, i in stored.items() if not i],
                                        document_ids=[i for i in stored.values() if i])])
-    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=args.password, source_type=args.source_type or "other").id
+    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=_pdf_password(args), source_type=args.source_type or "other").id
                for p in paths]
 
     def progress(ev) -> None:
@@ -244,7 +282,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     wb = Workbench(_settings())
     if args.queue:
         return _submit(wb, args, [dict(kind="verify", claims=claims, paths=[path], backend=args.backend or "rules")])
-    doc_id = wb.ingest(path, password=args.password).id
+    doc_id = wb.ingest(path, password=_pdf_password(args)).id
     checks = wb.check_claims(claims, [doc_id], backend=args.backend or "rules")
     for c in checks:
         row = {"claim": c.claim, "supported": c.supported, "score": c.score, "reason": c.reason,
@@ -272,7 +310,7 @@ def _cmd_check_draft(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.draft}: no such file")
     draft = draft_path.read_text(encoding="utf-8", errors="replace")
     wb = Workbench(_settings())
-    doc_ids = [d if re.fullmatch(r"[0-9a-f]{64}", d) else wb.ingest(read_pdf_arg(d), password=args.password).id
+    doc_ids = [d if re.fullmatch(r"[0-9a-f]{64}", d) else wb.ingest(read_pdf_arg(d), password=_pdf_password(args)).id
                for d in args.documents]
     run = wb.check_draft(draft, doc_ids, title=args.title or draft_path.name, markdown=not args.plain)
     rr = wb.reviewed(run.run_id)
@@ -371,12 +409,18 @@ def _read_password(args: argparse.Namespace) -> str | None:
 
 
 def _signed_in(wb, args: argparse.Namespace):
-    """With sign-in on, the identity of --reviewer, signed in with the password on stdin."""
+    """With sign-in on, the identity of --reviewer, signed in with the password on stdin
+    (--password-stdin) or in $WORKBENCH_PASSWORD: never on the command line."""
     if not wb.settings.sign_in:
         return None
+    from workbench.config import env_value
+
     password = _read_password(args)
     if password is None:
-        raise UsageError("sign-in is on: pass --password-stdin and the reviewer's password on stdin")
+        password = env_value(ACCOUNT_PASSWORD_ENV)
+    if password is None:
+        raise UsageError("sign-in is on: pass --password-stdin and the reviewer's password on stdin "
+                         f"(or set {ACCOUNT_PASSWORD_ENV})")
     return wb.sign_in(args.reviewer, password)
 
 
@@ -407,8 +451,9 @@ def _cmd_add_evidence(args: argparse.Namespace) -> int:
 
     if args.quote is None and (args.start is None or args.end is None):
         raise UsageError("add-evidence: give --quote TEXT, or both --start S and --end E (see --help)")
-    st = Workbench(_settings()).add_evidence(args.run, args.document_id, quote=args.quote, start=args.start,
-                                             end=args.end, reviewer=args.reviewer, note=args.note)
+    wb = Workbench(_settings())
+    st = wb.add_evidence(args.run, args.document_id, quote=args.quote, start=args.start, end=args.end,
+                         reviewer=args.reviewer, note=args.note, identity=_signed_in(wb, args))
     ev = st.evidence
     row = {**ev.audit_dict(), "human_added": st.human_added, "final_status": st.final_status,
            "reviewer": st.reviewer, "note": st.note, "run_id": args.run}
@@ -531,7 +576,7 @@ def _submit(wb, args: argparse.Namespace, jobs: list[dict[str, Any]]) -> int:
         raise UsageError("--queue needs a job queue: set WORKBENCH_QUEUE_URL to a Redis URL "
                          "(e.g. redis://127.0.0.1:6379/0) and start `workbench worker`")
     for spec in jobs:
-        info = wb.submit(password=getattr(args, "password", None), source_type=getattr(args, "source_type", None), **spec)
+        info = wb.submit(password=_pdf_password(args), source_type=getattr(args, "source_type", None), **spec)
         if args.json:
             emit([{"job_id": info.job_id}])
         else:
@@ -612,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("ingest", help="open PDFs, report pages, text layer and warnings")
     s.add_argument("files", nargs="+", metavar="FILE")
-    s.add_argument("--password")
+    _pdf_password_options(s)
     s.add_argument("--source-type", choices=SOURCE_TYPES,
                    help="default: the stored copy's type, else other")
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
@@ -622,7 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("locate", help="find quotes in a PDF: page, offsets, SHA-256, boxes")
     s.add_argument("file", metavar="FILE")
     s.add_argument("--quotes", required=True, metavar="QUOTES_FILE", help="one quote per line")
-    s.add_argument("--password")
+    _pdf_password_options(s)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_locate)
 
@@ -634,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--backend", default=None, help="rules (default, offline) or openai")
     s.add_argument("--out", metavar="OUT.json")
     s.add_argument("--source-type", choices=SOURCE_TYPES)
-    s.add_argument("--password")
+    _pdf_password_options(s)
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_ask)
@@ -644,7 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--claim", action="append", metavar="TEXT", help="a claim to check (repeatable)")
     s.add_argument("--claims", metavar="CLAIMS_FILE", help="one claim per line")
     s.add_argument("--backend", default=None)
-    s.add_argument("--password")
+    _pdf_password_options(s)
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_verify)
@@ -677,7 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--plain", action="store_true", help="read the draft as plain text, not Markdown")
     s.add_argument("--out", help="write the checked draft there (md, html or json, by --format or the suffix)")
     s.add_argument("--format", choices=["md", "html", "json"])
-    s.add_argument("--password")
+    _pdf_password_options(s)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_check_draft)
 
@@ -689,6 +734,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--start", type=int, help="start offset into the document's text (with --end)")
     s.add_argument("--end", type=int, help="end offset (exclusive)")
     s.add_argument("--reviewer", required=True)
+    s.add_argument("--password-stdin", action="store_true",
+                   help="sign-in on: the reviewer's password on stdin (else $WORKBENCH_PASSWORD)")
     s.add_argument("--note", default="", help="why it is evidence (recorded with the event)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_add_evidence)
@@ -757,6 +804,8 @@ def worded(exc: WorkbenchError) -> str:
                 "(the reason is recorded in the export)")
     if isinstance(exc, ReviewerRequiredError):
         return f"{msg}: pass --reviewer NAME"
+    if isinstance(exc, PasswordRequiredError):
+        return f"{msg}: pass --password-stdin and the password on stdin, or set {PDF_PASSWORD_ENV}"
     return msg
 
 

@@ -127,6 +127,11 @@ class Settings(BaseSettings):
         "The model's context window in tokens, when the server does not report it (llama.cpp and vLLM "
         "do): extract calls are sized to fit it."))
 
+    # --- human review ----------------------------------------------------------------------------
+    added_evidence_max_chars: int = Field(2_000, gt=0, description=(
+        "Longest span a reviewer may add as one evidence item (about a dense page): a quote is a "
+        "passage, not a document."))
+
     # --- safety gate for exports (seed 003) ---------------------------------------------------
     gate_min_coverage: float = Field(0.7, description="Share of answer sentences that must cite verified evidence for an export to pass.")
     gate_min_support: float = Field(0.75, description="Share of supported answer sentences for an export to pass (seed 004's 'well supported').")

@@ -566,7 +566,10 @@ class Workbench:
         stable ID (the same span keeps the same ID everywhere), span, text_sha256 and boxes, is
         recorded as an append-only review event with who and why, and counts as human-Supported.
         Raises NotFoundError when the quote is not in the document (or the run/document is
-        unknown), WorkbenchError for bad offsets, a missing reviewer or an item the run has."""
+        unknown), WorkbenchError for bad offsets, a missing reviewer or an item the run has.
+        Refused too (issue 37): a document the run did not read, a span that starts or ends inside
+        a word (never widened: 'authorized' cut from 'unauthorized' says the opposite), and a span
+        over Settings.added_evidence_max_chars."""
         from workbench.models import Evidence
 
         reviewer = self._reviewer(reviewer, identity, "adding evidence", "reviewer")
@@ -574,6 +577,10 @@ class Workbench:
             raise WorkbenchError("give either a quote or start and end offsets, not both or neither")
         rr = self.reviewed(run_id)
         doc = self.document(document_id)
+        if document_id not in rr.run.document_ids:
+            read = ", ".join(self._filename(d) for d in rr.run.document_ids) or "none"
+            raise WorkbenchError(f"{doc.filename} is not a document of run {run_id} (it read: {read}): add "
+                                 "evidence from the documents the run read, or ask again with this one")
         parsed = self.parsed(document_id)
         if quote is not None:
             if not quote.strip():
@@ -591,6 +598,7 @@ class Workbench:
             if not parsed.text[start:end].strip():
                 raise WorkbenchError(f"the text at {start}:{end} of {doc.filename} is blank: select words")
             span = parsed.span(start, end)
+        self._check_added_span(parsed.text, span.start, span.end, doc.filename)
         rid = self.store.assign_evidence_id(document_id, span.start, span.end, doc.source_type)
         if rr.status_for(rid) is not None:
             raise WorkbenchError(f"{rid} (that span) is already evidence in run {run_id}: label it Supported "
@@ -603,6 +611,34 @@ class Workbench:
         status = self.reviewed(run_id).status_for(rid)
         assert status is not None
         return status
+
+    def _filename(self, document_id: str) -> str:
+        try:
+            return self.document(document_id).filename
+        except NotFoundError:
+            return document_id[:12]
+
+    def _check_added_span(self, text: str, start: int, end: int, filename: str) -> None:
+        """A span a reviewer adds is whole words and at most Settings.added_evidence_max_chars
+        long; refused with what to select instead, never silently changed."""
+        from workbench.text.terms import word_bounds
+
+        cap = self.settings.added_evidence_max_chars
+        if end - start > cap:
+            raise WorkbenchError(f"the selection in {filename} is {end - start:,} characters, over the {cap:,} "
+                                 "characters one added item may hold (WORKBENCH_ADDED_EVIDENCE_MAX_CHARS): add "
+                                 "the passage that is evidence, one item per passage")
+        whole = word_bounds(text, start, end)
+        if whole != (start, end):
+            cut = [f"starts inside the word \u201c{text[whole[0]:word_bounds(text, start, start + 1)[1]]}\u201d"
+                   if whole[0] != start else "",
+                   f"ends inside the word \u201c{text[word_bounds(text, end - 1, end)[0]:whole[1]]}\u201d"
+                   if whole[1] != end else ""]
+            shown = " ".join(text[whole[0]:whole[1]].split())
+            if len(shown) > 120:
+                shown = f"{shown[:55]} … {shown[-55:]}"
+            raise WorkbenchError(f"the selection in {filename} {' and '.join(c for c in cut if c)}: select whole "
+                                 f"words, e.g. \u201c{shown}\u201d (added evidence is kept exactly as selected)")
 
     def history(self, run_id: str, requirement_id: str | None = None) -> list[ReviewEvent]:
         """Review events of a run (optionally one item) in the order they were recorded."""

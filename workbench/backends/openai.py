@@ -60,6 +60,7 @@ from workbench.models import (
     StageUsage,
     Verification,
 )
+from workbench.redact import redact, redact_url
 from workbench.text import mentioned_ids, remove_ids, split_sentences, strip_citations
 
 log = logging.getLogger(__name__)
@@ -290,6 +291,7 @@ class OpenAIBackend:
         self.model = settings.model
         self.embed = embed  # optional embedder for the rules gate's relevance check
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        self.shown_url = redact_url(self.base_url)  # for messages and logs: no credentials in them
         self.client = openai.OpenAI(
             api_key=settings.openai_api_key or PLACEHOLDER_KEY,
             base_url=settings.openai_base_url or None,
@@ -684,7 +686,7 @@ class OpenAIBackend:
         with _ENDPOINT_LOCK:
             if _ENDPOINT_FORM.get(self._endpoint, 0) == index:  # another thread may have moved on already
                 _ENDPOINT_FORM[self._endpoint] = index + 1
-        log.info("%s: %s refused structured output form %s; trying %s", stage, self.base_url,
+        log.info("%s: %s refused structured output form %s; trying %s", stage, self.shown_url,
                  FORM_NAMES[index], FORM_NAMES[min(index + 1, len(FORMS) - 1)])
 
     # --- one completion under one deadline -------------------------------------------------------
@@ -750,7 +752,7 @@ class OpenAIBackend:
                     if n and n < self.context_tokens():
                         with _ENDPOINT_LOCK:
                             _ENDPOINT_CTX[self._endpoint] = n
-                        log.info("%s: %s says the model's context is %d tokens", stage, self.base_url, n)
+                        log.info("%s: %s says the model's context is %d tokens", stage, self.shown_url, n)
                     raise self._overflow(stage, f"the server says the prompt does not fit the model's context "
                                                 f"(HTTP {exc.status_code}: {_short(exc)})", label,
                                          _body_text(exc)) from exc
@@ -806,7 +808,7 @@ class OpenAIBackend:
         with _ENDPOINT_LOCK:
             _ENDPOINT_CTX[self._endpoint] = found
         if found:
-            log.info("%s: the server reports a context of %d tokens", self.base_url, found)
+            log.info("%s: the server reports a context of %d tokens", self.shown_url, found)
         return found or self.settings.llm_context_tokens
 
     def _probe_context(self) -> int | None:
@@ -829,7 +831,7 @@ class OpenAIBackend:
                     props = r.json()
                     return _ctx_from(props.get("default_generation_settings") or {}) or _ctx_from(props)
         except (httpx.HTTPError, ValueError, TypeError, AttributeError, KeyError) as exc:
-            log.debug("context probe of %s failed: %s", self.base_url, exc)
+            log.debug("context probe of %s failed: %s", self.shown_url, redact(str(exc), self.base_url))
         return None
 
     def extract_batches(self, question: str | None, chunks: list[Chunk]) -> list[list[Chunk]]:
@@ -853,7 +855,7 @@ class OpenAIBackend:
         return batches
 
     def _http_error(self, stage: str, exc: openai.APIError, label: str = "") -> BackendError:
-        where = f"{self.base_url} (model {self.model})"
+        where = f"{self.shown_url} (model {self.model})"
         retries = self.settings.llm_max_retries
         raw = None
         if isinstance(exc, openai.APIStatusError):

@@ -28,6 +28,7 @@ from rq.job import Job
 from workbench.errors import NotFoundError, WorkbenchError
 from workbench.jobs import DONE, failure_message, new_job_id
 from workbench.models import JobInfo, JobKind, StageEvent, utcnow
+from workbench.redact import redact, redact_url
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,9 @@ def connect(url: str) -> Redis:
         conn = Redis.from_url(url, socket_connect_timeout=5)
         conn.ping()
     except Exception as exc:  # noqa: BLE001 - any connection problem is one line for the user
-        raise WorkbenchError(f"cannot reach the job queue at {url} ({type(exc).__name__}: {exc}); "
-                             "start Redis or unset WORKBENCH_QUEUE_URL to run jobs in this process") from exc
+        raise WorkbenchError(f"cannot reach the job queue at {redact_url(url)} ({type(exc).__name__}: "
+                             f"{redact(str(exc), url)}); start Redis or unset WORKBENCH_QUEUE_URL to run jobs "
+                             "in this process") from None
     return conn
 
 

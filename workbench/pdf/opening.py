@@ -74,7 +74,7 @@ def open_bytes(data: bytes, filename: str, *, password: str | None, settings: Se
         if not password:
             doc.close()
             raise PasswordRequiredError(
-                f"{filename} is encrypted: pass --password / enter the document's password"
+                f"{filename} is encrypted and opens only with its password"
             )
         if not doc.authenticate(password):
             doc.close()

@@ -47,7 +47,9 @@ def settings_used(settings: Settings, backend_name: str) -> dict[str, Any]:
     out: dict[str, Any] = {k: getattr(settings, k) for k in keys}
     out["backend"] = backend_name
     if backend_name == "openai":
-        out.update(model=settings.model, openai_base_url=settings.openai_base_url)
+        from workbench.redact import redact_url
+
+        out.update(model=settings.model, openai_base_url=redact_url(settings.openai_base_url) or None)
     return out
 
 

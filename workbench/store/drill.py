@@ -21,6 +21,7 @@ from typing import Any
 
 from workbench.config import Settings, child_env
 from workbench.models import Evidence, ReviewEvent, Run, Span, Verification, sha256_text
+from workbench.redact import redact_url
 from workbench.store.store import Store
 
 ITEMS = [f"REQ-S{i:03d}" for i in range(1, 6)]
@@ -75,10 +76,16 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
     store = Store(Settings(data_dir=Path(tempfile.gettempdir())), url=url)
     store.save_run(drill_run(run_id))
     env = child_env(PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "workbench.store.drill", "writer", url, run_id]
-    procs = [subprocess.Popen([*cmd, f"w{i}", str(events)], stdout=subprocess.PIPE, text=True, env=env)
-             for i in range(writers)]
-    victim = subprocess.Popen([*cmd, "victim", "1000000"], stdout=subprocess.PIPE, text=True, env=env)
+    cmd = [sys.executable, "-m", "workbench.store.drill", "writer", run_id]  # the URL goes on stdin, not in `ps`
+
+    def start(*args: str) -> subprocess.Popen:
+        proc = subprocess.Popen([*cmd, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        proc.stdin.write(url + "\n")  # type: ignore[union-attr]
+        proc.stdin.close()  # type: ignore[union-attr]
+        return proc
+
+    procs = [start(f"w{i}", str(events)) for i in range(writers)]
+    victim = start("victim", "1000000")
     readers = [_Reader(p) for p in [*procs, victim]]
     for r in readers:
         r.start()
@@ -125,7 +132,7 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
     in_flight_landed = in_flight is not None and in_flight >= len(vr.acks) and f"victim#{in_flight}" in by_note
     lat = sorted(a["ms"] for a in acks)
     report = {
-        "url": url.split("?")[0], "writers": writers, "events_per_writer": events, "victim_acked": len(vr.acks),
+        "url": redact_url(url.split("?")[0]), "writers": writers, "events_per_writer": events, "victim_acked": len(vr.acks),
         "victim_exit": victim.returncode, "victim_in_flight": in_flight, "in_flight_landed": in_flight_landed,
         "acked": len(acks), "acked_by_others_before_kill": sum(a["at"] <= killed_at for r in readers[:-1] for a in r.acks),
         "acked_by_others_after_kill": sum(a["at"] > killed_at for r in readers[:-1] for a in r.acks),
@@ -140,8 +147,9 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "writer":
-        writer(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    if len(sys.argv) == 5 and sys.argv[1] == "writer":
+        writer(sys.stdin.readline().strip(), sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:
-        print("usage: python -m workbench.store.drill writer URL RUN_ID NAME COUNT", file=sys.stderr)
+        print("usage: python -m workbench.store.drill writer RUN_ID NAME COUNT  (the store URL on stdin)",
+              file=sys.stderr)
         raise SystemExit(2)

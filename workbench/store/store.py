@@ -21,6 +21,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 from workbench.config import Settings
 from workbench.errors import ConfigError, HashMismatchError, NotFoundError, WorkbenchError
 from workbench.models import ID_PREFIX, Document, Evidence, ReviewEvent, Run, utcnow
+from workbench.redact import redact, redact_url
 from workbench.store import migrate
 from workbench.store.engine import IMMEDIATE, is_sqlite, make_engine
 from workbench.store.signing import Signer
@@ -63,19 +64,21 @@ class Store:
                         self.settings.ensure_dirs()
                     try:
                         engine = make_engine(self.url)
-                    except (ArgumentError, ImportError) as exc:
+                    except (ArgumentError, ImportError, ValueError) as exc:  # ValueError: a malformed port
                         raise ConfigError(
-                            f"the database URL {self.url!r} cannot be used ({type(exc).__name__}: {exc}); set "
-                            "WORKBENCH_DATABASE_URL to sqlite:///PATH or postgresql+psycopg://USER@HOST:PORT/DB"
-                        ) from exc
+                            f"the database URL {redact_url(self.url)!r} cannot be used ({type(exc).__name__}: "
+                            f"{redact(str(exc), self.url)}); set WORKBENCH_DATABASE_URL to sqlite:///PATH or "
+                            "postgresql+psycopg://USER@HOST:PORT/DB"
+                        ) from None
                     try:
                         migrate.ensure_current(engine)
                     except OperationalError as exc:
                         engine.dispose()
                         raise WorkbenchError(
-                            f"cannot open the store at {engine.url.render_as_string(hide_password=True)}: "
-                            f"{str(exc.orig).strip()}; check WORKBENCH_DATABASE_URL / WORKBENCH_DATA_DIR"
-                        ) from exc
+                            f"cannot open the store at {redact_url(self.url)}: "
+                            f"{redact(str(exc.orig).strip(), self.url)}; check WORKBENCH_DATABASE_URL / "
+                            "WORKBENCH_DATA_DIR"
+                        ) from None
                     self._engine = engine
         return self._engine
 

@@ -77,3 +77,31 @@ def embed_form(text: str) -> str:
     """The form of a text to embed: NFKC (MiniLM's vocabulary has no 'ﬁ'/'ﬀ' ligatures, which
     PDFs are full of), one space between words."""
     return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+_JOINERS = "-'\u2019\u2010\u2011"  # hyphens and apostrophes join letters into one word: "non-compliant", "don't"
+
+
+def _inside_word(text: str, i: int) -> bool:
+    """True when offset i falls between two characters of one word."""
+    if not 0 < i < len(text):
+        return False
+    before, after = text[i - 1], text[i]
+    if before.isalnum() and after.isalnum():
+        return True
+    if after in _JOINERS:
+        return before.isalnum() and i + 1 < len(text) and text[i + 1].isalnum()
+    if before in _JOINERS:
+        return after.isalnum() and i >= 2 and text[i - 2].isalnum()
+    return False
+
+
+def word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The smallest range of whole words holding text[start:end]: (start, end) itself when it
+    neither starts nor ends inside a word. 'authorized' cut from 'unauthorized' widens to
+    'unauthorized', 'compliant' from 'non-compliant' to 'non-compliant'."""
+    while _inside_word(text, start):
+        start -= 1
+    while _inside_word(text, end):
+        end += 1
+    return start, end
