@@ -100,3 +100,64 @@ def test_a_cached_document_keeps_the_section_headings_of_the_pdf_outline(corpus,
     cached = ParsedCache(tmp_path, lambda _d: pytest.fail("parsed again")).get(doc_id)
     assert cached.heading_at(at) == fresh.heading_at(at)
     assert cached.page_labels == fresh.page_labels
+
+
+# --- issue 37, item 3: whoever can write the data folder must not run code ----------------------
+class _Payload:
+    """What an attacker plants: unpickling it runs code (here: creates a marker file)."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (exec, (f"open({self.marker!r}, 'w').write('ran')",))
+
+
+def _plant(folder, marker) -> list:
+    """A malicious pickle at every name the cache has used or uses (this version's path too)."""
+    bomb = pickle.dumps(_Payload(marker))
+    paths = list(folder.glob("*"))
+    for path in paths:
+        path.write_bytes(bomb)
+    return paths
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: the parsed-document cache is a pickle; a planted one runs code")
+def test_a_planted_pickle_is_never_executed_and_the_document_is_parsed_again(pdfs, tmp_path, caplog):
+    data, parse, calls = pdfs
+    doc_id = next(iter(data))
+    folder, marker = tmp_path / "parsed", tmp_path / "marker"
+    ParsedCache(folder, parse).get(doc_id)
+    assert _plant(folder, marker)
+    with caplog.at_level(logging.WARNING, logger="workbench.pdf.cache"):
+        parsed = ParsedCache(folder, parse).get(doc_id)
+    assert not marker.exists(), "the planted pickle ran"
+    assert "tenant shall pay rent" in parsed.text and parsed.document.id == doc_id
+    assert len(calls) == 2 and doc_id in caplog.text  # ignored with a log line, parsed again
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: `workbench show` unpickles the parsed-document cache")
+def test_workbench_show_never_runs_a_planted_pickle(make_pdf, data_dir, tmp_path, capsys):
+    import json
+
+    from workbench.cli import main
+    from workbench.config import get_settings
+    from workbench.models import Evidence, Run, Verification
+    from workbench.service import Workbench
+
+    quote = "the tenant shall pay rent"
+    wb = Workbench(get_settings())
+    doc = wb.ingest(make_pdf(["Document 9 says the tenant shall pay rent on the first day of each month."]))
+    span = wb.parsed(doc.id).locate(quote)
+    span.page_label = None  # a run stored before page labels: show reads the parsed document
+    rid = wb.store.assign_evidence_id(doc.id, span.start, span.end, "other")
+    ev = Evidence(requirement_id=rid, source_type="other", document_id=doc.id, exact_quote=quote, chunk_id="c0",
+                  span=span)
+    wb.store.save_run(Run(run_id="run-planted", question="q", document_ids=[doc.id], evidence=[ev],
+                          verifications=[Verification(requirement_id=rid, verified=True)]))
+    marker = tmp_path / "marker"
+    assert _plant(data_dir / "parsed", marker)
+    assert main(["show", "run-planted", "--json"]) == 0
+    (req,) = json.loads(capsys.readouterr().out.splitlines()[0])["extracted_requirements"]
+    assert not marker.exists(), "the planted pickle ran"
+    assert req["hash_ok"] and req["page"] == 1 and req["exact_quote"] == quote
