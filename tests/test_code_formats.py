@@ -9,8 +9,6 @@ import ast
 import re
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = sorted((ROOT / "workbench").rglob("*.py"))
 CODE_BEARING = {"pickle", "cPickle", "_pickle", "dill", "cloudpickle", "joblib", "shelve", "marshal", "torch"}
@@ -20,7 +18,6 @@ def rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: workbench/pdf/cache.py pickles ParsedDocument")
 def test_no_module_imports_a_code_bearing_serialiser():
     users = {}
     for path in LIBRARY:
@@ -35,7 +32,6 @@ def test_no_module_imports_a_code_bearing_serialiser():
     assert not users, users
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: np.load calls rely on numpy's default for allow_pickle")
 def test_numpy_arrays_are_read_without_pickles():
     calls = []
     for path in LIBRARY:

@@ -180,7 +180,7 @@ class DocumentIndex:
     def chunk_vectors(self) -> np.ndarray:
         """The chunk vectors as embedded (vectors.npy): the copy the library index is rebuilt
         from. Questions never read it; their cosines come from the library index."""
-        vectors = np.load(self.dir / "vectors.npy")
+        vectors = np.load(self.dir / "vectors.npy", allow_pickle=False)
         if len(vectors) != len(self._chunks or []):
             raise ValueError(f"{self.dir / 'vectors.npy'} does not match chunks.json")
         return np.ascontiguousarray(vectors, dtype=np.float32)
@@ -215,7 +215,7 @@ class DocumentIndex:
         vec_path, spans_path, tok_path = self.dir / "segments.npy", self.dir / "segments.json", self.dir / "segments_tokens.json"
         try:
             if json.loads(spans_path.read_text()) == spans:
-                vecs = np.load(vec_path)
+                vecs = np.load(vec_path, allow_pickle=False)
                 tokens = json.loads(tok_path.read_text())
                 if len(vecs) == len(tokens) == len(pieces):
                     return Units(pieces, texts, vecs, tokens=tokens)
