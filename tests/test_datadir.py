@@ -39,7 +39,6 @@ def _workspace_with_a_document_and_an_account(make_pdf) -> None:
     assert wb.store.signer.key  # the integrity key file is created on first use
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: the data folder, database and caches are world-readable")
 def test_another_account_can_read_nothing_in_a_new_data_folder(make_pdf, data_dir, loose_umask):
     _workspace_with_a_document_and_an_account(make_pdf)
     assert mode(data_dir) == 0o700
@@ -53,7 +52,6 @@ def test_another_account_can_read_nothing_in_a_new_data_folder(make_pdf, data_di
     assert (data_dir / "parsed").is_dir() and db.is_file()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: a data folder left world-readable stays so")
 def test_a_data_folder_left_open_is_tightened_with_a_warning(make_pdf, data_dir, loose_umask, caplog):
     _workspace_with_a_document_and_an_account(make_pdf)
     db = data_dir / "workbench.sqlite3"
@@ -65,3 +63,25 @@ def test_a_data_folder_left_open_is_tightened_with_a_warning(make_pdf, data_dir,
         Workbench(get_settings()).documents()
     assert (mode(data_dir), mode(data_dir / "parsed"), mode(db)) == (0o700, 0o700, 0o600)
     assert "readable by other accounts" in caplog.text and str(data_dir) in caplog.text
+
+
+def test_a_database_file_named_outside_the_data_folder_is_private_too(data_dir, tmp_path, loose_umask, monkeypatch):
+    db = tmp_path / "elsewhere" / "team.sqlite3"
+    monkeypatch.setenv("WORKBENCH_DATABASE_URL", f"sqlite:///{db}")
+    get_settings.cache_clear()
+    from workbench.service import Workbench
+
+    Workbench(get_settings()).documents()
+    assert mode(db) == 0o600 and mode(db.parent) == 0o700
+
+
+def test_an_integrity_key_left_readable_is_tightened(data_dir, loose_umask, caplog):
+    from workbench.store.signing import KEY_FILE, Signer
+
+    assert Signer(get_settings()).key
+    key = data_dir / KEY_FILE
+    assert mode(key) == 0o600
+    key.chmod(0o644)
+    with caplog.at_level(logging.WARNING, logger="workbench.datadir"):
+        assert Signer(get_settings()).key
+    assert mode(key) == 0o600 and "made private" in caplog.text

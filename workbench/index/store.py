@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.datadir import private_dir
 from workbench.index.chunking import Piece, chunk_pieces, segment_pieces, to_chunks
 from workbench.index.embed import DIM, MODEL_ID, Embedder
 from workbench.models import Chunk, sha256_text
@@ -136,7 +137,7 @@ class DocumentIndex:
         chunks = to_chunks(doc, pieces)
         texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
         vectors = np.asarray(embed_model.get_text_embedding_batch(texts), np.float32).reshape(-1, DIM)
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         tmp = Path(tempfile.mkdtemp(prefix=f".{self.document_id[:8]}-", dir=self.root))
         try:
             (tmp / "chunks.json").write_text(json.dumps([c.model_dump() for c in chunks]))

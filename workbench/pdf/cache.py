@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from workbench.datadir import private_dir
 from workbench.models import Document
 from workbench.pdf.document import Line, PageText, ParsedDocument, Segment, Word
 
@@ -119,7 +120,7 @@ class ParsedCache:
         parsed.pdf_bytes = None
         self._remember(parsed)
         path = self.path(parsed.document.id)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as fh:
