@@ -77,8 +77,8 @@ def test_ingest_refuses_an_unknown_source_type(wb, make_pdf):
 def test_parsed_document_is_rebuilt_from_stored_bytes_when_its_cache_file_is_corrupt(wb, make_pdf):
     doc = wb.ingest(make_pdf(PAGES))
     text = wb.parsed(doc.id).text
-    [cache_file] = (wb.settings.data_dir / "parsed").glob(f"{doc.id}.*.pkl")
-    cache_file.write_bytes(b"not a pickle")
+    [cache_file] = (wb.settings.data_dir / "parsed").glob(f"{doc.id}.*.json")
+    cache_file.write_bytes(b"not a cache file")
     fresh = Workbench(wb.settings)  # a new process: empty memory cache
     assert fresh.parsed(doc.id).text == text
     assert fresh.parsed(doc.id) is fresh.parsed(doc.id)  # served from memory the second time

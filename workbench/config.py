@@ -153,7 +153,10 @@ class Settings(BaseSettings):
         return self.database_url or f"sqlite:///{self.data_dir / 'workbench.sqlite3'}"
 
     def ensure_dirs(self) -> Path:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        """The data folder, created (or tightened) readable by its owner only (workbench/datadir.py)."""
+        from workbench.datadir import tighten
+
+        tighten(self.data_dir)
         return self.data_dir
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 from pathlib import Path
 
 import pytest
@@ -117,10 +116,12 @@ def test_prefers_an_occurrence_on_word_boundaries(make_pdf):
     assert span is not None and doc.text[span.start - 1] == " "
 
 
-def test_parsed_document_survives_pickle_with_same_answers(make_pdf):
+def test_parsed_document_survives_the_cache_file_with_same_answers(make_pdf):
+    from workbench.pdf.cache import CachedDocument
+
     doc = open_pdf(make_pdf([LOREM, LOREM]))
     before = doc.locate("material developments relating to the Product")
-    clone = pickle.loads(pickle.dumps(doc))
+    clone = CachedDocument.model_validate_json(CachedDocument.of(doc).model_dump_json()).parsed()
     assert clone.locate("material developments relating to the Product") == before
     assert clone.document == doc.document and clone.text == doc.text
 

@@ -4,7 +4,7 @@ naming the page and the setting to raise."""
 
 from __future__ import annotations
 
-from tests.pdf.test_active_content import KINDS, active_pdf
+from tests.pdf.test_active_content import KINDS, ON_OPEN, active_pdf
 from tests.pdf.test_text_limits import word_bomb
 from tests.ui.test_pages import app, texts
 
@@ -21,7 +21,7 @@ def test_active_content_is_a_warning_on_the_documents_page(data_dir, tmp_path):
     shown = upload(app(), "active.pdf", active_pdf(tmp_path, *(add for add, _ in KINDS.values())).read_bytes())
     assert "**active.pdf** ingested: 1 pages" in shown
     assert ("**active.pdf**: carries active content: JavaScript, launch actions (they open other programs or files), "
-            "1 embedded file and 1 file attachment. The workbench never runs or opens it") in shown
+            f"{ON_OPEN}, 1 embedded file and 1 file attachment. The workbench never runs or opens it") in shown
 
 
 def test_a_two_million_word_page_is_refused_naming_page_and_setting(data_dir):

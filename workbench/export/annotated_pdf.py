@@ -1,8 +1,10 @@
 """Annotated PDF: the source PDF with one highlight annotation per evidence item per page it
 covers, coloured by final status, its popup text carrying the ID, both verdicts and the note.
 Pages are left as they are (no cover page) so page references in other exports stay true.
-JavaScript, launch actions, embedded files and file attachments are removed (workbench.pdf.active):
-the copy is meant to be opened by others, in readers that might run them.
+All active content is removed (workbench.pdf.active.strip): actions on open, every link that leaves
+the document (URI, GoToR, Launch, ImportData, SubmitForm, ...), JavaScript, XFA, multimedia,
+embedded files and attachments: the copy is meant to be opened by others, in readers that might
+run them or reach out over the network.
 
 Several documents → a zip holding one annotated PDF per document; all runs' evidence on a
 document goes into that document's PDF. The same item cited by several runs is highlighted

@@ -23,6 +23,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from workbench.datadir import private_dir
 from workbench.index.embed import DIM
 
 SLOT_BITS = 20  # up to 1,048,575 chunks per document; 2**43 documents
@@ -76,7 +77,7 @@ class FaissLibrary:
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Exclusive across processes; starts from the newest copy, persists and bumps the generation."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         with self.lock, open(self.root / ".lock", "a+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:

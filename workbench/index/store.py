@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.datadir import private_dir
 from workbench.index.chunking import Piece, chunk_pieces, segment_pieces, to_chunks
 from workbench.index.embed import DIM, MODEL_ID, Embedder
 from workbench.models import Chunk, sha256_text
@@ -136,7 +137,7 @@ class DocumentIndex:
         chunks = to_chunks(doc, pieces)
         texts = [_heading_prefixed(c.text, c.section_heading) for c in chunks]
         vectors = np.asarray(embed_model.get_text_embedding_batch(texts), np.float32).reshape(-1, DIM)
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         tmp = Path(tempfile.mkdtemp(prefix=f".{self.document_id[:8]}-", dir=self.root))
         try:
             (tmp / "chunks.json").write_text(json.dumps([c.model_dump() for c in chunks]))
@@ -180,7 +181,7 @@ class DocumentIndex:
     def chunk_vectors(self) -> np.ndarray:
         """The chunk vectors as embedded (vectors.npy): the copy the library index is rebuilt
         from. Questions never read it; their cosines come from the library index."""
-        vectors = np.load(self.dir / "vectors.npy")
+        vectors = np.load(self.dir / "vectors.npy", allow_pickle=False)
         if len(vectors) != len(self._chunks or []):
             raise ValueError(f"{self.dir / 'vectors.npy'} does not match chunks.json")
         return np.ascontiguousarray(vectors, dtype=np.float32)
@@ -215,7 +216,7 @@ class DocumentIndex:
         vec_path, spans_path, tok_path = self.dir / "segments.npy", self.dir / "segments.json", self.dir / "segments_tokens.json"
         try:
             if json.loads(spans_path.read_text()) == spans:
-                vecs = np.load(vec_path)
+                vecs = np.load(vec_path, allow_pickle=False)
                 tokens = json.loads(tok_path.read_text())
                 if len(vecs) == len(tokens) == len(pieces):
                     return Units(pieces, texts, vecs, tokens=tokens)

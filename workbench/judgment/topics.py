@@ -187,7 +187,7 @@ def load_topics(path: Path = TOPICS_FILE) -> Topics:
                           "or rebuild it with `make fit-topics`.")
     from workbench.index.embed import embed_texts
 
-    z = np.load(path)
+    z = np.load(path, allow_pickle=False)
     categories = [str(c) for c in z["categories"]]
     bank = [str(q) for q in z["bank"]]
     return Topics(categories=tuple(str(c) for c in z["categories"]), W=z["W"].astype(np.float32),

@@ -1,26 +1,87 @@
-"""Parsed documents kept by the workspace: a small LRU in memory and a pickle on disk, keyed by
-the parser version and the PDF's SHA-256, so a file written by another parser is never read.
+"""Parsed documents kept by the workspace: a small LRU in memory and a JSON file on disk, keyed
+by the parser version and the PDF's SHA-256, so a file written by another parser is never read.
 
-The PDF bytes are not in the cache (the store keeps them content-addressed; a rebuild reads
-them from there), and an unreadable file is logged and rebuilt, never silently skipped."""
+The file is data, never code (issue 37): whoever can write the data folder could otherwise run
+code in every process that opens a document. It is read through a pydantic model that accepts
+only the fields below; anything else (a pickle, a truncated or edited file, another document's)
+is logged and the document parsed again from the stored PDF, never silently skipped. The PDF
+bytes are not in the cache either: the store keeps them content-addressed."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
-from workbench.pdf.document import ParsedDocument
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from workbench.datadir import private_dir
+from workbench.models import Document
+from workbench.pdf.document import Line, PageText, ParsedDocument, Segment, Word
 
 log = logging.getLogger(__name__)
 
 # Bump when ParsedDocument's fields or the text extraction change: files of other versions are
 # then ignored (and replaced on the next parse).
-PARSER_VERSION = 21  # 21: a transcript's margin line numbers are furniture, read after the page; 20: a block centred over two columns of running text is a band, not part of either; "1" / "Background" one heading; 19: a page whose glyphs mostly map to no character is read as having no text, an outline entry named after a file is no section; 18: margin icons ("!" over "CAUTION") read apart from the paragraph beside them; 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
+PARSER_VERSION = 22  # 22: the cache is JSON (CachedDocument), no longer a pickle; 21: a transcript's margin line numbers are furniture, read after the page; 20: a block centred over two columns of running text is a band, not part of either; "1" / "Background" one heading; 19: a page whose glyphs mostly map to no character is read as having no text, an outline entry named after a file is no section; 18: margin icons ("!" over "CAUTION") read apart from the paragraph beside them; 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
+FORMAT = "workbench-parsed-document"
+
+
+class CachedDocument(BaseModel):
+    """What the cache file holds: a ParsedDocument as plain data. Words carry no text of their
+    own (a word is text[start:end]); segments and page labels are kept because they are read
+    from the PDF's bytes (outline, /PageLabels), which the cache does not keep."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["workbench-parsed-document"]
+    parser_version: int
+    document: Document
+    pdf_labels: list[str] | None
+    text: str
+    pages: list[tuple[int, int, int, float, float, bool]]  # PageText fields
+    words: list[tuple[int, float, float, float, float, int, int, int, int]]  # Word fields without text
+    lines: list[tuple[int, int, int, int, int, int, float, float]]  # Line fields
+    segments: list[tuple[int, int, int, str, str | None, Literal["sentence", "heading"]]]  # Segment fields
+    page_labels: list[str]
+    furniture: list[int]
+
+    @classmethod
+    def of(cls, parsed: ParsedDocument) -> CachedDocument:
+        return cls.model_construct(
+            format=FORMAT, parser_version=PARSER_VERSION, document=parsed.document, pdf_labels=parsed.pdf_labels,
+            text=parsed.text, pages=[tuple(_fields(p, PageText)) for p in parsed.pages],
+            words=[(w.page, w.x0, w.y0, w.x1, w.y1, w.start, w.end, w.block, w.line) for w in parsed.words],
+            lines=[tuple(_fields(ln, Line)) for ln in parsed.lines],
+            segments=[tuple(_fields(s, Segment)) for s in parsed.segments()],
+            page_labels=list(parsed.page_labels), furniture=sorted(parsed.furniture))
+
+    def parsed(self) -> ParsedDocument:
+        """The ParsedDocument again; ValueError when an offset points outside the text."""
+        text, n = self.text, len(self.text)
+        if any(not 0 <= a <= b <= n for a, b in ((p[1], p[2]) for p in self.pages)) or \
+                any(not 0 <= w[5] <= w[6] <= n for w in self.words) or \
+                any(not 0 <= ln[2] <= ln[3] <= n for ln in self.lines) or \
+                any(not 0 <= s[0] <= s[1] <= n for s in self.segments) or \
+                any(not 0 <= i < len(self.lines) for i in self.furniture):
+            raise ValueError("an offset points outside the document's text")
+        words = [tuple.__new__(Word, (w[0], w[1], w[2], w[3], w[4], text[w[5]:w[6]], w[5], w[6], w[7], w[8]))
+                 for w in self.words]
+        parsed = ParsedDocument(self.document, None, text, [PageText(*p) for p in self.pages], words,
+                                [Line(*ln) for ln in self.lines], self.pdf_labels)
+        parsed._segments = [Segment(*s) for s in self.segments]
+        parsed._furniture = set(self.furniture)
+        parsed.__dict__["_page_labels"] = list(self.page_labels)
+        return parsed
+
+
+def _fields(obj, cls) -> list:
+    return [getattr(obj, f) for f in cls.__slots__]
 
 
 class ParsedCache:
@@ -35,7 +96,7 @@ class ParsedCache:
         self._lock = threading.Lock()
 
     def path(self, document_id: str) -> Path:
-        return self.folder / f"{document_id}.v{PARSER_VERSION}.pkl"
+        return self.folder / f"{document_id}.v{PARSER_VERSION}.json"
 
     def get(self, document_id: str) -> ParsedDocument:
         with self._lock:
@@ -55,15 +116,15 @@ class ParsedCache:
         sees half a file). Its PDF bytes are dropped from memory too: the store has them. What
         is read from the bytes beside the text (the outline's section headings, the page labels)
         is read first, so a cached document says what a fresh parse says."""
-        parsed.segments()
-        _ = parsed.page_labels
+        data = CachedDocument.of(parsed).model_dump_json().encode()
         parsed.pdf_bytes = None
         self._remember(parsed)
         path = self.path(parsed.document.id)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump((PARSER_VERSION, parsed.document.id, parsed), fh, protocol=pickle.HIGHEST_PROTOCOL)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
 
     def _remember(self, parsed: ParsedDocument) -> None:
@@ -76,16 +137,15 @@ class ParsedCache:
     def _read(self, document_id: str) -> ParsedDocument | None:
         path = self.path(document_id)
         try:
-            with path.open("rb") as fh:
-                version, sha, parsed = pickle.load(fh)
+            cached = CachedDocument.model_validate_json(path.read_bytes())
+            parsed = cached.parsed()
         except FileNotFoundError:
             return None
-        except Exception as exc:  # noqa: BLE001 - truncated, corrupt or from an older layout
-            log.warning("parsed-document cache %s is unreadable (%s: %s); rebuilding it from the stored PDF",
-                        path, type(exc).__name__, exc)
+        except (OSError, ValueError, ValidationError, json.JSONDecodeError) as exc:  # not ours, truncated, edited
+            log.warning("parsed-document cache %s is unreadable or not a cache file (%s); ignored, "
+                        "rebuilding it from the stored PDF", path, type(exc).__name__)
             return None
-        if version != PARSER_VERSION or sha != document_id or not isinstance(parsed, ParsedDocument) \
-                or parsed.document.id != document_id:
+        if cached.parser_version != PARSER_VERSION or cached.document.id != document_id:
             log.warning("parsed-document cache %s holds another document or parser version; rebuilding it", path)
             return None
         return parsed

@@ -1,6 +1,6 @@
 """ParsedDocument: one PDF's text with character offsets, word boxes, segments, and quote
-anchoring (quote → character span → one box per line per page). Picklable: the workspace caches
-it on disk (workbench.pdf.cache)."""
+anchoring (quote → character span → one box per line per page). The workspace caches it on disk
+as plain data (workbench.pdf.cache.CachedDocument), never as a pickle."""
 
 from __future__ import annotations
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
+from workbench.datadir import private_dir, private_file
+
 BUSY_TIMEOUT_MS = 30_000
 IMMEDIATE = "workbench_sqlite_immediate"  # execution option: BEGIN IMMEDIATE on SQLite
 
@@ -31,7 +33,7 @@ def make_engine(url: str) -> Engine:
     if u.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
     if u.database and u.database != ":memory:":
-        Path(u.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        _private_database(Path(u.database).expanduser())
     engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")
@@ -50,6 +52,17 @@ def make_engine(url: str) -> Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
+
+
+def _private_database(path: Path) -> None:
+    """The SQLite file (password hashes, every PDF) 0600 before SQLite opens it: its -wal and -shm
+    files take the database's mode. A folder made for it is 0700; an existing one is left as it is."""
+    if not path.parent.exists():
+        private_dir(path.parent)
+    private_file(path)
+    for extra in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if extra.exists():
+            private_file(extra)
 
 
 def is_sqlite(engine: Engine) -> bool:

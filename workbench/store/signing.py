@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 from workbench.config import Settings
+from workbench.datadir import private_dir, private_file
 
 KEY_FILE = "integrity.key"
 
@@ -35,8 +36,10 @@ class Signer:
         if self.settings.integrity_key:
             return self.settings.integrity_key.encode()
         path = Path(self.settings.data_dir) / KEY_FILE
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            private_file(path)  # a key left readable by others is made private, with a warning
+        else:
+            private_dir(path.parent)
             try:  # O_EXCL: processes starting together agree on one key
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
