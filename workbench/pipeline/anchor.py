@@ -25,8 +25,29 @@ def find_span(candidate: Candidate, docs: dict[str, ParsedDoc]) -> tuple[ParsedD
     for d in order:
         span = d.locate(candidate.exact_quote)
         if span is not None:
-            return d, span
+            return d, _with_edges(d, span, candidate.exact_quote)
     return None
+
+
+_HEAD = "(\"'[\u2018\u201c"
+_TAIL = ".,;:!?\"')]\u2019\u201d"
+
+
+def _with_edges(doc: ParsedDoc, span: Span, quote: str) -> Span:
+    """The located span widened over the punctuation the quote opens or ends with where the
+    document has it too ("… (very low certainty of evidence)." stays whole): the locator matches
+    words, and a quote anchored without its closing ")." reads, and is judged, as another text
+    than the same quote given by its offsets."""
+    if doc.text[span.start:span.end] != span.text:
+        return span
+    q = quote.strip()
+    head, tail = q[:len(q) - len(q.lstrip(_HEAD))], q[len(q.rstrip(_TAIL)):]
+    s, e = span.start, span.end
+    if head and doc.text[max(0, s - len(head)):s] == head:
+        s -= len(head)
+    if tail and doc.text[e:e + len(tail)] == tail:
+        e += len(tail)
+    return span if (s, e) == (span.start, span.end) else doc.span(s, e)
 
 
 def _core(span: Span) -> tuple[str, int, int]:
