@@ -349,3 +349,33 @@ def test_a_record_stored_before_chain_heads_opens_and_exports_unchanged(tmp_path
         assert again.store.record_problems(run.run_id) == []
     finally:
         again.store.dispose()
+
+
+@pytest.mark.xfail(strict=True, reason=XFAIL)
+def test_show_and_history_on_the_command_line_name_the_forgery(reviewed: Deployment, monkeypatch, capsys):
+    from workbench.cli import main
+    from workbench.config import get_settings
+
+    d, rid = reviewed, reviewed.run.evidence[1].requirement_id
+    d.app_sql(FORGED, id=-1, run=d.run.run_id, rid=rid, chain=None)
+    monkeypatch.setenv("WORKBENCH_DATABASE_URL", d.wb.settings.database_url)
+    get_settings.cache_clear()
+    try:
+        assert main(["show", d.run.run_id]) == 0
+        out = capsys.readouterr().out
+        assert "RECORD PROBLEM: review event -1 (unsupported of " in out and "Ada Admin" in out
+        assert main(["history", d.run.run_id]) == 0
+        got = capsys.readouterr()
+        assert "RECORD PROBLEM: review event -1" in got.err and "Ada Admin" not in got.out
+    finally:
+        get_settings.cache_clear()
+
+
+@pytest.mark.xfail(strict=True, reason=XFAIL)
+def test_a_chain_head_edited_or_removed_in_the_data_folder_is_reported(reviewed: Deployment):
+    d = reviewed
+    head = d.wb.store.heads.path(d.run.run_id)
+    head.write_text(head.read_text().replace('"events":2', '"events":1'))
+    assert any("not signed with the record key" in p for p in d.wb.record_problems(d.run.run_id))
+    head.unlink()
+    assert any("no signed chain head" in p for p in d.wb.record_problems(d.run.run_id))
