@@ -26,8 +26,6 @@ from workbench.models import Run
 from workbench.service import Workbench
 from workbench.store import Store
 
-XFAIL = "issue 37: forged or erased review events are not reported"
-
 
 @dataclass
 class Deployment:
@@ -194,7 +192,6 @@ def reviewed(deployment: Deployment) -> Deployment:
 
 
 # --- the app role: insert rights only -----------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 @pytest.mark.parametrize("where", ["first", "last"])
 def test_an_event_inserted_without_a_chain_hash_decides_nothing_and_is_reported(reviewed: Deployment, where):
     d, rid = reviewed, reviewed.run.evidence[1].requirement_id
@@ -207,7 +204,6 @@ def test_an_event_inserted_without_a_chain_hash_decides_nothing_and_is_reported(
     assert any(str(new_id) in p and "Ada Admin" in p for p in problems), problems
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 @pytest.mark.parametrize("where", ["first", "last"])
 def test_an_event_carrying_a_copied_chain_hash_decides_nothing_and_is_reported(reviewed: Deployment, where):
     d, rid = reviewed, reviewed.run.evidence[1].requirement_id
@@ -220,7 +216,6 @@ def test_an_event_carrying_a_copied_chain_hash_decides_nothing_and_is_reported(r
     _assert_reported(d)
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 def test_genuine_events_replayed_in_another_order_change_nothing_and_are_reported(reviewed: Deployment):
     """ann said unsupported, then bob supported: replaying bob's then ann's event would make ann
     the last word."""
@@ -236,7 +231,6 @@ def test_genuine_events_replayed_in_another_order_change_nothing_and_are_reporte
     assert any(str(top + 1) in p for p in problems) and any(str(top + 2) in p for p in problems), problems
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 def test_a_genuine_event_moved_before_the_others_with_its_label_changed_is_reported(reviewed: Deployment):
     d, rid = reviewed, reviewed.run.evidence[0].requirement_id
     ann, _ = d.events()
@@ -253,7 +247,6 @@ ERASURES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 @pytest.mark.parametrize("what", list(ERASURES))
 def test_events_deleted_by_the_table_owner_are_reported(reviewed: Deployment, what):
     d = reviewed
@@ -267,7 +260,6 @@ def test_events_deleted_by_the_table_owner_are_reported(reviewed: Deployment, wh
     _assert_reported(d, forged_by=None)
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 def test_review_events_truncated_by_the_table_owner_are_reported(reviewed: Deployment):
     d = reviewed
     if d.dialect == "postgresql":
@@ -280,7 +272,6 @@ def test_review_events_truncated_by_the_table_owner_are_reported(reviewed: Deplo
     _assert_reported(d, forged_by=None)
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 def test_an_event_rewritten_by_the_table_owner_is_set_aside_and_reported(reviewed: Deployment):
     d, rid = reviewed, reviewed.run.evidence[0].requirement_id
     if d.dialect == "postgresql":
@@ -351,7 +342,6 @@ def test_a_record_stored_before_chain_heads_opens_and_exports_unchanged(tmp_path
         again.store.dispose()
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 def test_show_and_history_on_the_command_line_name_the_forgery(reviewed: Deployment, monkeypatch, capsys):
     from workbench.cli import main
     from workbench.config import get_settings
@@ -371,7 +361,6 @@ def test_show_and_history_on_the_command_line_name_the_forgery(reviewed: Deploym
         get_settings.cache_clear()
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL)
 def test_a_chain_head_edited_or_removed_in_the_data_folder_is_reported(reviewed: Deployment):
     d = reviewed
     head = d.wb.store.heads.path(d.run.run_id)

@@ -9,7 +9,6 @@ import json
 import tempfile
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.ui.conftest import QUESTION, shown
@@ -394,7 +393,6 @@ def test_answer_sentence_labelled_unsupported_by_a_reviewer_lowers_support(works
     assert "100 %" in texts(at)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 37: forged or erased review events are not reported")
 def test_review_page_names_a_forged_review_event_and_ignores_it(workspace):
     """An event inserted with the database's insert rights alone (issue 37): the page says so
     first, and the forger's label decides nothing."""
