@@ -49,7 +49,7 @@ def drop_schema(base: str, name: str) -> None:
 
 
 def latency(url: str, n: int) -> dict:
-    store = Store(Settings(data_dir=Path(tempfile.gettempdir())), url=url)
+    store = Store(Settings(data_dir=Path(tempfile.mkdtemp(prefix="workbench-latency-"))), url=url)  # fresh heads
     store.save_run(drill_run("latency-run"))
     times = []
     for i in range(n):

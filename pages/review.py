@@ -17,6 +17,12 @@ run = run_picker(wb, key="review_run")
 if run is None:
     st.stop()
 
+record_problems = wb.reviewed(run.run_id).record_problems
+if record_problems:  # forged events are set aside, erased ones cannot be: either way, say so first
+    st.error("**The review record of this run cannot be trusted**; exports are refused until an admin has "
+             "looked into it (docs/security/record.md).\n\n" + "\n".join(f"- {safe.text(p)}" for p in record_problems),
+             icon=":material/gpp_bad:")
+
 ORDERS = wb.REVIEW_ORDERS
 items: list[EvidenceStatus] = wb.review_queue(run.run_id, st.session_state.get("review_order", "document"))
 if not items:

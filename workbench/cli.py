@@ -356,6 +356,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     after = trail["after_review"]
     print(f"run {trail['run_id']}  {trail['created_at'][:19]}  {trail['question']}")
+    for problem in trail["record_problems"]:
+        print(f"RECORD PROBLEM: {problem}")
     print(f"confidence {trail['machine_answer']['grounding_confidence']} (after review: {after['grounding_confidence']}, "
           f"support {after['support_ratio']:.0%} {after['badge']}, citation coverage {after['citation_coverage']:.0%})")
     for req in trail["extracted_requirements"]:
@@ -503,7 +505,10 @@ def _cmd_history(args: argparse.Namespace) -> int:
     """Review events in the order they were recorded."""
     from workbench.service import Workbench
 
-    for ev in Workbench(_settings()).history(args.run, args.evidence_id):
+    wb = Workbench(_settings())
+    for problem in wb.record_problems(args.run):  # on stderr: stdout stays the list of events
+        print(f"RECORD PROBLEM: {problem}", file=sys.stderr)
+    for ev in wb.history(args.run, args.evidence_id):
         if args.json:
             emit([_event_row(ev)])
         else:

@@ -64,6 +64,9 @@ class Settings(BaseSettings):
     integrity_key: str | None = Field(None, description=(
         "Key for the run-record signatures and the review-event hash chain (store/signing.py). Unset: a "
         "random key in data_dir/integrity.key. Every process sharing one database needs the same key."))
+    record_heads_dir: Path | None = Field(None, description=(
+        "Where the signed chain heads of the review record live, outside the database (store/chain.py); unset: "
+        "data_dir/record-heads. Every process that records reviews on one database must share it."))
     sign_in: bool = Field(False, description=(
         "Off: the reviewer types a name (one analyst, a trusted team). On: every review event records the "
         "signed-in identity and roles apply (reviewer < adjudicator < admin)."))

@@ -72,6 +72,15 @@ class HashMismatchError(WorkbenchError):
     pass
 
 
+class RecordProblemError(HashMismatchError):
+    """The review record of a run was forged or erased (store/chain.py): exports stop, as for a
+    drifted quote, and an erased record takes no more events."""
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        super().__init__(message)
+        self.problems = problems or []
+
+
 class ReviewerRequiredError(WorkbenchError):
     """A review label or a forced export without the reviewer's name."""
 

@@ -485,6 +485,7 @@ class ReviewedRun(BaseModel):
     answer: Answer = Field(default_factory=Answer)  # recomposed from final statuses
     revisions: list[AnswerRevision] = Field(default_factory=list)
     badge: Badge = "red"  # support_badge(answer.support_ratio)
+    record_problems: list[str] = Field(default_factory=list)  # forged or erased review events (store/chain.py)
 
     def status_for(self, requirement_id: str) -> EvidenceStatus | None:
         return next((s for s in self.statuses if s.evidence.requirement_id == requirement_id), None)

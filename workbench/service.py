@@ -425,13 +425,14 @@ class Workbench:
         n = self.store.event_count(run_id)
         # Signature and review-chain check on every read (cheap), so an edit made in the database
         # while the app runs is seen at once: docs/design-notes.md, "Integrity".
-        tampered = tuple(self.store.record_problems(run_id))
+        tampered = tuple(self.store.run_problems(run_id))
+        forged = tuple(self.store.event_problems(run_id))  # set aside: history() holds the proven events
         cache = self.__dict__.setdefault("_reviewed_cache", OrderedDict())
         lock = self.__dict__.setdefault("_reviewed_lock", threading.Lock())
         with lock:
-            hit = cache.get((run_id, n, tampered))
+            hit = cache.get((run_id, n, tampered, forged))
             if hit is not None:
-                cache.move_to_end((run_id, n, tampered))
+                cache.move_to_end((run_id, n, tampered, forged))
                 return hit
         run = self.store.get_run(run_id)
         events = self.store.history(run_id)
@@ -444,8 +445,9 @@ class Workbench:
             if ev.span is not None and ev.span.page_label is None and ev.requirement_id not in problems:
                 ev.span.page_label = self.parsed(ev.document_id).page_label(ev.span.page)
         rr = reviewed_run(run, events, problems)
+        rr.record_problems = [*tampered, *forged]
         with lock:
-            cache[(run_id, n, tampered)] = rr
+            cache[(run_id, n, tampered, forged)] = rr
             while len(cache) > self._REVIEWED_LRU:
                 cache.popitem(last=False)
         return rr
@@ -649,6 +651,11 @@ class Workbench:
             self._verifier_verdict(self.reviewed(run_id), requirement_id)  # NotFoundError for unknown IDs
         return self.store.history(run_id, requirement_id)
 
+    def record_problems(self, run_id: str) -> list[str]:
+        """Why the run's stored record cannot be trusted ([] when it can): an edited run record, or
+        review events forged (set aside) or erased. Exports refuse while there are any."""
+        return self.store.record_problems(run_id)
+
     def answer_view(self, run_id: str) -> Answer:
         """The answer a reader sees: recomposed from the items' final statuses (reviewed())."""
         return self.reviewed(run_id).answer
@@ -694,6 +701,7 @@ class Workbench:
                        reviewer_labels=s.reviewer_labels, conflict=s.conflict, adjudicated=s.adjudicated)
             trail["extracted_requirements"].append(req)
         trail["created_at"] = run.created_at.isoformat()
+        trail["record_problems"] = list(rr.record_problems)
         trail["after_review"] = {"final_answer": reviewed.final_answer,
                                  "grounding_confidence": reviewed.grounding_confidence,
                                  "support_ratio": reviewed.support_ratio, "badge": rr.badge,
@@ -856,7 +864,7 @@ class Workbench:
         for rid in ids:
             rr = self.reviewed(rid)
             runs.append(RunBundle(run=rr.run, statuses=rr.statuses, history=self.store.history(rid),
-                                  answer=rr.answer, revisions=rr.revisions))
+                                  answer=rr.answer, revisions=rr.revisions, record_problems=rr.record_problems))
         doc_ids = dict.fromkeys(d for rb in runs for d in rb.run.document_ids + [s.evidence.document_id
                                                                                   for s in rb.statuses])
         bundle = ExportBundle(runs=runs, documents={d: self.document_with_bib(d) for d in doc_ids},

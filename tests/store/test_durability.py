@@ -19,3 +19,4 @@ def test_acknowledged_reviews_survive_a_writer_killed_mid_write(db_url):
     assert r["stored"] == r["acked"] + int(r["in_flight_landed"])
     assert r["integrity"] == "ok"
     assert r["previous_label_chain_ok"] and r["derived_labels_ok"]
+    assert r["record_problems"] == []  # the head outside the database kept up, kill and all

@@ -66,11 +66,12 @@ def test_review_events_cannot_be_updated_or_deleted(run_stored):
     assert [e.label for e in run_stored.history("r1")] == ["unsupported"]
 
 
-def test_two_reviewers_at_once_both_land_and_the_later_is_current(run_stored, tmp_path):
+def test_two_reviewers_at_once_both_land_and_the_later_is_current(run_stored):
     """Each reviewer has their own store (own engine, like two app processes); both write the
-    same item at the same moment, many times over."""
+    same item at the same moment, many times over. Like every process on one database, they
+    share the record key and the chain heads (one data folder)."""
     reviewers = {"ann": "supported", "bob": "unsupported"}
-    stores = {name: Store(Settings(data_dir=tmp_path / name), url=run_stored.url) for name in reviewers}
+    stores = {name: Store(Settings(data_dir=run_stored.settings.data_dir), url=run_stored.url) for name in reviewers}
     barrier = threading.Barrier(2)
     got: dict[str, list[ReviewEvent]] = {name: [] for name in reviewers}
 

@@ -391,3 +391,21 @@ def test_answer_sentence_labelled_unsupported_by_a_reviewer_lowers_support(works
     assert "50 %" in texts(at) and "labelled unsupported by Dana" in texts(at)
     at.button(key="sent_rst_2").click().run()
     assert "100 %" in texts(at)
+
+
+def test_review_page_names_a_forged_review_event_and_ignores_it(workspace):
+    """An event inserted with the database's insert rights alone (issue 37): the page says so
+    first, and the forger's label decides nothing."""
+    from sqlalchemy import text
+
+    wb, doc, run = workspace
+    ev = run.evidence[0].requirement_id
+    with wb.store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO review_events (id, run_id, requirement_id, label, reviewer, note, timestamp) "
+                          "VALUES (-1, :r, :e, 'unsupported', 'Ada Admin', '', '2026-01-01 00:00:00')"),
+                     {"r": run.run_id, "e": ev})
+    at = on_page(app(run=run.run_id, evidence=ev), "review")
+    assert not at.exception, at.exception
+    assert "review record of this run cannot be trusted" in at.error[0].value
+    assert "review event -1" in at.error[0].value and "Ada Admin" in at.error[0].value
+    assert wb.reviewed(run.run_id).status_for(ev).human_label is None

@@ -43,6 +43,7 @@ class RunBundle(BaseModel):
     history: list[ReviewEvent] = Field(default_factory=list)
     answer: Answer | None = None  # the answer recomposed from final statuses; None: run.answer
     revisions: list[AnswerRevision] = Field(default_factory=list)  # how review changed the answer
+    record_problems: list[str] = Field(default_factory=list)  # forged or erased review record: no export
 
     @property
     def effective_answer(self) -> Answer:

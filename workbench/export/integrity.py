@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import hashlib
 
-from workbench.errors import HashMismatchError
+from workbench.errors import HashMismatchError, RecordProblemError
 from workbench.export.bundle import ExportBundle
 from workbench.models import sha256_text
 
 
 def recheck_hashes(bundle: ExportBundle) -> int:
-    """Raise HashMismatchError naming every drifted item; return how many spans were checked."""
+    """Raise HashMismatchError naming every drifted item (RecordProblemError, first, for a review
+    record with forged or erased events); return how many spans were checked."""
+    recorded = [f"run {rb.run.run_id}: {p}" for rb in bundle.runs for p in rb.record_problems]
+    if recorded:
+        shown = "; ".join(recorded[:5]) + (f"; and {len(recorded) - 5} more" if len(recorded) > 5 else "")
+        raise RecordProblemError(f"export stopped, the review record cannot be trusted: {shown}. "
+                                 "docs/security/record.md says what to do; nothing was written", recorded)
     problems: list[str] = []
     checked = 0
     pdf_ok: dict[str, bool] = {}

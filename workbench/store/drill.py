@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,8 +41,8 @@ def drill_run(run_id: str) -> Run:
     return Run(run_id=run_id, question="drill", document_ids=[doc], evidence=evs, verifications=vs)
 
 
-def writer(url: str, run_id: str, name: str, count: int) -> None:
-    store = Store(Settings(data_dir=Path(tempfile.gettempdir())), url=url)
+def writer(url: str, run_id: str, name: str, count: int, data_dir: str | None = None) -> None:
+    store = Store(Settings(data_dir=Path(data_dir or tempfile.gettempdir())), url=url)
     seed = sum(map(ord, name))
     for n in range(count):
         rid = ITEMS[(seed + n * 3) % len(ITEMS)]
@@ -72,8 +73,10 @@ class _Reader(threading.Thread):
 
 def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int = 20,
               run_id: str = "drill-run", timeout: float = 300.0) -> dict[str, Any]:
-    """Run the drill against a store URL; returns the figures and the checks' outcomes."""
-    store = Store(Settings(data_dir=Path(tempfile.gettempdir())), url=url)
+    """Run the drill against a store URL; returns the figures and the checks' outcomes. The
+    processes share a data folder of their own (the record key and the chain heads)."""
+    data_dir = tempfile.mkdtemp(prefix="workbench-drill-")
+    store = Store(Settings(data_dir=Path(data_dir)), url=url)
     store.save_run(drill_run(run_id))
     env = child_env(PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "workbench.store.drill", "writer", run_id]  # the URL goes on stdin, not in `ps`
@@ -84,8 +87,8 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
         proc.stdin.close()  # type: ignore[union-attr]
         return proc
 
-    procs = [start(f"w{i}", str(events)) for i in range(writers)]
-    victim = start("victim", "1000000")
+    procs = [start(f"w{i}", str(events), data_dir) for i in range(writers)]
+    victim = start("victim", "1000000", data_dir)
     readers = [_Reader(p) for p in [*procs, victim]]
     for r in readers:
         r.start()
@@ -138,18 +141,19 @@ def run_drill(url: str, *, writers: int = 4, events: int = 50, kill_after: int =
         "acked_by_others_after_kill": sum(a["at"] > killed_at for r in readers[:-1] for a in r.acks),
         "stored": len(history), "missing": len(missing), "duplicated": len(duplicated),
         "mismatched": len(mismatched), "integrity": store.integrity_check(), "previous_label_chain_ok": chain_ok,
-        "derived_labels_ok": labels_ok, "writer_exits": [p.returncode for p in procs], "elapsed_s": round(elapsed, 2),
+        "derived_labels_ok": labels_ok, "record_problems": store.record_problems(run_id), "writer_exits": [p.returncode for p in procs], "elapsed_s": round(elapsed, 2),
         "review_write_ms_p50": lat[len(lat) // 2] if lat else None,
         "review_write_ms_p95": lat[int(len(lat) * 0.95)] if lat else None,
     }
     store.dispose()
+    shutil.rmtree(data_dir, ignore_errors=True)
     return report
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "writer":
-        writer(sys.stdin.readline().strip(), sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "writer":
+        writer(sys.stdin.readline().strip(), sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:])
     else:
-        print("usage: python -m workbench.store.drill writer RUN_ID NAME COUNT  (the store URL on stdin)",
+        print("usage: python -m workbench.store.drill writer RUN_ID NAME COUNT [DATA_DIR]  (the store URL on stdin)",
               file=sys.stderr)
         raise SystemExit(2)

@@ -14,15 +14,17 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
 from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from workbench.config import Settings
-from workbench.errors import ConfigError, HashMismatchError, NotFoundError, WorkbenchError
+from workbench.errors import ConfigError, HashMismatchError, NotFoundError, RecordProblemError, WorkbenchError
 from workbench.models import ID_PREFIX, Document, Evidence, ReviewEvent, Run, utcnow
 from workbench.redact import redact, redact_url
 from workbench.store import migrate
+from workbench.store.chain import HEADS_DIR, ChainHeads, Head, Walk, walk
 from workbench.store.engine import IMMEDIATE, is_sqlite, make_engine
 from workbench.store.signing import Signer
 from workbench.store.tables import DocumentRow, EvidenceIdRow, ReviewEventRow, RunEvidenceRow, RunRow, UserRow
@@ -53,6 +55,7 @@ class Store:
         self._engine: Engine | None = None
         self._lock = threading.Lock()
         self.signer = Signer(self.settings)
+        self.heads = ChainHeads(self.settings.record_heads_dir or Path(self.settings.data_dir) / HEADS_DIR, self.signer)
 
     # --- plumbing ----------------------------------------------------------------------------
     @property
@@ -79,6 +82,8 @@ class Store:
                             f"{redact(str(exc.orig).strip(), self.url)}; check WORKBENCH_DATABASE_URL / "
                             "WORKBENCH_DATA_DIR"
                         ) from None
+                    if not self.heads.adopted:
+                        self._adopt(engine)
                     self._engine = engine
         return self._engine
 
@@ -270,18 +275,29 @@ class Store:
         raise AssertionError("unreachable")
 
     def _add_review(self, event: ReviewEvent) -> ReviewEvent:
+        """Under the run's head lock: check the record against its head (an erased record takes no
+        more events: they would hide the erasure), append linked to the last proven event, and
+        move the head (pending first, so a crash between commit and head leaves no false alarm)."""
+        with self.heads.lock(event.run_id):
+            new_id, ts, previous, verdict, base, w, chain = self._append(event)
+            self.heads.write(base.model_copy(update=dict(chain=chain, events=w.chained + 1, pending=None)))
+        return event.model_copy(update=dict(id=new_id, timestamp=ts, previous_label=previous, verifier_verdict=verdict))
+
+    def _append(self, event: ReviewEvent) -> tuple:
+        """The append's transaction (its caller holds the run's head lock)."""
         with self._write() as conn:
             q = select(_R.c.run_id).where(_R.c.run_id == event.run_id)
             if self.engine.dialect.name == "postgresql":
                 q = q.with_for_update()  # serialise reviews of one run
             if conn.execute(q).first() is None:
                 raise NotFoundError(f"no run {event.run_id!r} in the store: `workbench runs` lists the stored runs")
-            last = conn.execute(
-                select(_EV.c.label)
-                .where(_EV.c.run_id == event.run_id, _EV.c.requirement_id == event.requirement_id)
-                .order_by(_EV.c.id.desc())
-                .limit(1)
-            ).scalar()
+            head = self.heads.read(event.run_id)
+            w = self._walk(conn, event.run_id, head)
+            if w.erased:
+                raise RecordProblemError(f"the review was not saved: the review record of run {event.run_id} cannot "
+                                         f"be trusted ({'; '.join(w.erased)}). An admin restores the database from a "
+                                         "backup (docs/security/record.md)", w.erased)
+            last = next((r["label"] for r in reversed(w.accepted) if r["requirement_id"] == event.requirement_id), None)
             previous = None if last in (None, "reset") else last
             verdict = event.verifier_verdict or self._stored_verdict(conn, event.run_id, event.requirement_id)
             ts = utcnow()
@@ -289,12 +305,11 @@ class Store:
                           reviewer=event.reviewer, note=event.note, timestamp=ts, previous_label=previous,
                           verifier_verdict=verdict, kind=event.kind,
                           evidence=event.evidence.model_dump_json() if event.evidence is not None else None)
-            prev_chain = conn.execute(
-                select(_EV.c.chain_hash).where(_EV.c.run_id == event.run_id).order_by(_EV.c.id.desc()).limit(1)
-            ).scalar()
-            values["chain_hash"] = self._chain(prev_chain, values)
+            values["chain_hash"] = self._chain(w.end, values)
+            base = head or Head(run_id=event.run_id)
+            self.heads.write(base.model_copy(update=dict(chain=w.end, events=w.chained, pending=values["chain_hash"])))
             new_id = conn.execute(insert(_EV).values(**values)).inserted_primary_key[0]
-        return event.model_copy(update=dict(id=new_id, timestamp=ts, previous_label=previous, verifier_verdict=verdict))
+        return new_id, ts, previous, verdict, base, w, values["chain_hash"]
 
     @staticmethod
     def _stored_verdict(conn: Connection, run_id: str, requirement_id: str) -> str | None:
@@ -310,17 +325,20 @@ class Store:
         return verdict_of(verified)
 
     def history(self, run_id: str | None, requirement_id: str | None = None) -> list[ReviewEvent]:
-        """Review events in the order they were recorded; run_id None: all runs."""
+        """Review events in the order they were recorded; run_id None: all runs. Only the events the
+        hash chain proves: rows inserted without the record key are set aside (record_problems)."""
         q = select(_EV).order_by(_EV.c.id)
         if run_id is not None:
             q = q.where(_EV.c.run_id == run_id)
-        if requirement_id is not None:
-            q = q.where(_EV.c.requirement_id == requirement_id)
         with self._read() as conn:
             rows = conn.execute(q).mappings().all()
+        by_run: dict[str, list] = {}
+        for r in rows:
+            by_run.setdefault(r["run_id"], []).append(r)
+        proven = {id(r) for rid, rs in by_run.items() for r in self._walk_rows(rid, rs, self.heads.read(rid)).accepted}
         return [ReviewEvent(**{**r, "timestamp": _utc(r["timestamp"]), "kind": r["kind"] or "label",
                                "evidence": Evidence.model_validate_json(r["evidence"]) if r["evidence"] else None})
-                for r in rows]
+                for r in rows if id(r) in proven and (requirement_id is None or r["requirement_id"] == requirement_id)]
 
     def event_count(self, run_id: str) -> int:
         """How many review events a run has: with the run ID, the key of its reviewed state."""
@@ -328,23 +346,66 @@ class Store:
             return conn.execute(select(func.count()).select_from(_EV).where(_EV.c.run_id == run_id)).scalar() or 0
 
     # --- integrity ---------------------------------------------------------------------------
+    @staticmethod
+    def _fields(e) -> tuple:  # noqa: ANN001 - a row mapping or the values dict
+        return (e["run_id"], e["requirement_id"], e["label"], e["reviewer"], e["note"],
+                _utc(e["timestamp"]).isoformat(), e["previous_label"], e["verifier_verdict"], e["kind"] or "label",
+                e["evidence"])
+
     def _chain(self, prev: str | None, e) -> str:  # noqa: ANN001 - a row mapping or the values dict
-        return self.signer.sign("event", prev, e["run_id"], e["requirement_id"], e["label"], e["reviewer"],
-                                e["note"], _utc(e["timestamp"]).isoformat(), e["previous_label"], e["verifier_verdict"],
-                                e["kind"] or "label", e["evidence"])
+        return self.signer.sign("event", prev, *self._fields(e))
+
+    def _legacy_mac(self, e) -> str:  # noqa: ANN001 - a row mapping
+        return self.signer.sign("legacy-event", str(e["id"]), *self._fields(e))
+
+    def _walk_rows(self, run_id: str, rows, head: Head | None, *, adopting: bool = False) -> Walk:  # noqa: ANN001
+        """A run's rows (id order) along its chain, checked against its head (chain.walk)."""
+        def legacy_ok(r, mac: str | None) -> bool:  # noqa: ANN001
+            return self.signer.check(mac, "legacy-event", str(r["id"]), *self._fields(r))
+
+        return walk(rows, head, self._chain, legacy_ok, where=str(self.heads.path(run_id)), adopting=adopting)
+
+    def _walk(self, conn: Connection, run_id: str, head: Head | None) -> Walk:
+        rows = conn.execute(select(_EV).where(_EV.c.run_id == run_id).order_by(_EV.c.id)).mappings().all()
+        return self._walk_rows(run_id, rows, head)
+
+    def _adopt(self, engine: Engine) -> None:
+        """Take the database's review record as it stands, once per head folder: write a head for
+        every run with events (keeping heads already there) and list its pre-chain events."""
+        try:
+            with self.heads.lock("ADOPTED"):
+                if self.heads.adopted:
+                    return
+                with engine.connect() as conn, conn.begin():
+                    rows = conn.execute(select(_EV).order_by(_EV.c.id)).mappings().all()
+                by_run: dict[str, list] = {}
+                for r in rows:
+                    by_run.setdefault(r["run_id"], []).append(r)
+                for run_id, rs in by_run.items():
+                    if self.heads.path(run_id).exists():
+                        continue
+                    w = self._walk_rows(run_id, rs, None, adopting=True)
+                    legacy = {str(r["id"]): self._legacy_mac(r) for r in w.accepted if r["chain_hash"] is None}
+                    self.heads.write(Head(run_id=run_id, chain=w.end, events=w.chained, legacy=legacy))
+                self.heads.mark_adopted()
+        except OSError as exc:
+            raise ConfigError(f"cannot write the review record's chain heads in {self.heads.folder} ({exc.strerror}); "
+                              "set WORKBENCH_RECORD_HEADS_DIR to a folder this process may write") from exc
 
     def record_problems(self, run_id: str) -> list[str]:
-        """Why the stored record of this run cannot be trusted ([] when it can): its JSON no longer
-        carries the signature it was saved with (edited, or written outside the workbench), its
-        per-item verdict rows disagree with the JSON, or its review events break their hash chain
-        (an event altered, inserted or removed). What this cannot see: docs/design-notes.md."""
+        """Why the stored record of this run cannot be trusted ([] when it can): run_problems, then
+        event_problems. What this cannot see: docs/security/record.md."""
+        return self.run_problems(run_id) + self.event_problems(run_id)
+
+    def run_problems(self, run_id: str) -> list[str]:
+        """The run's JSON no longer carries the signature it was saved with (edited, or written
+        outside the workbench), or its per-item verdict rows disagree with the JSON."""
         with self._read() as conn:
             row = conn.execute(select(_R.c.payload, _R.c.payload_hmac).where(_R.c.run_id == run_id)).first()
             if row is None:
                 raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
             items = conn.execute(select(_RE.c.requirement_id, _RE.c.verified, _RE.c.text_sha256)
                                  .where(_RE.c.run_id == run_id)).all()
-            events = conn.execute(select(_EV).where(_EV.c.run_id == run_id).order_by(_EV.c.id)).mappings().all()
         problems = []
         if not self.signer.check(row.payload_hmac, "run", run_id, row.payload):
             problems.append("the run record does not match its signature (edited outside the workbench, or signed "
@@ -357,16 +418,20 @@ class Store:
                 v, want_sha = want.get(rid, (None, None))
                 if rid not in want or (v.verified if v else None) != verified or want_sha != sha:
                     problems.append(f"the stored verdict row of {rid} disagrees with the signed run record")
-        prev, chained = None, False
-        for e in events:
-            if e["chain_hash"] is None:
-                if chained:
-                    problems.append(f"review event {e['id']} is not part of the review history's hash chain")
-                continue
-            if e["chain_hash"] != self._chain(prev, e):
-                problems.append(f"review event {e['id']} was altered, or an event before it was removed or inserted")
-            prev, chained = e["chain_hash"], True
         return problems
+
+    def event_problems(self, run_id: str) -> list[str]:
+        """Review events that are not part of the signed chain (inserted, copied, altered: set
+        aside, never deciding a status), and events missing from it (deleted or rolled back:
+        the chain does not reach the head kept outside the database)."""
+        with self._read() as conn:
+            if conn.execute(select(_R.c.run_id).where(_R.c.run_id == run_id)).first() is None:
+                raise NotFoundError(f"no run {run_id!r} in the store: `workbench runs` lists the stored runs")
+            w = self._walk(conn, run_id, self.heads.read(run_id))
+        if w.erased:  # an append may have moved the head between our two reads: look again, alone
+            with self.heads.lock(run_id), self._read() as conn:
+                w = self._walk(conn, run_id, self.heads.read(run_id))
+        return w.problems
 
     def current_labels(self, run_id: str | None = None) -> dict[tuple[str, str], ReviewEvent]:
         """(run_id, requirement_id) → the event that set the current human label; a reset (or no
