@@ -138,3 +138,23 @@ def test_cli_security_log_is_for_admins(data_dir):
     log = _cli(data_dir, "security-log", "--as", "Ada", "--json", env={"WORKBENCH_PASSWORD": "admin password 1"})
     assert log.returncode == 0, log.stderr
     assert '"kind": "sign_in_failed"' in log.stdout and '"kind": "account_added"' in log.stdout
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: concurrent guesses all pass the throttle before one is recorded")
+def test_concurrent_guesses_get_no_more_tries_than_the_limit(team, hashes):
+    from concurrent.futures import ThreadPoolExecutor
+
+    wb = team.wb
+    limit = wb.settings.sign_in_max_failures
+
+    def guess(n: int) -> str:
+        try:
+            wb.sign_in("Rae Reviewer", f"guess number {n}", client=f"10.1.1.{n}")
+        except SignInError as exc:
+            return str(exc)
+        return "signed in"
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(guess, range(4 * limit)))
+    assert hashes[0] == limit
+    assert sum("too many failed sign-ins" in a for a in answers) == 3 * limit
