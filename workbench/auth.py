@@ -19,6 +19,9 @@ import hashlib
 import hmac
 import secrets
 import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -59,6 +62,9 @@ FAILED, THROTTLED, SIGNED_IN = "sign_in_failed", "sign_in_throttled", "sign_in"
 # At most this many hashes at once (128 MiB each): a burst of sign-ins queues instead of swapping.
 _HASH_SLOTS = threading.BoundedSemaphore(2)
 _dummy: dict[tuple[int, int, int], str] = {}
+# Sign-in attempts for one name or from one client run one at a time in a process, so concurrent
+# guesses cannot all pass the throttle before the first failure is recorded (striped: bounded memory).
+_ATTEMPT_LOCKS = [threading.Lock() for _ in range(64)]
 
 
 class Account(BaseModel):
@@ -184,3 +190,14 @@ def throttle_wait(store: Store, settings: Settings, name: str, client: str) -> t
         waits.append(by_client[-limit]["at"] + window - now)
     waits = [w for w in waits if w > timedelta(0)]
     return max(waits) if waits else None
+
+
+@contextmanager
+def one_attempt_at_a_time(name: str, client: str) -> Iterator[None]:
+    """Hold the throttle check, the hash and the recording of one sign-in together, per name and
+    per client, within this process."""
+    stripes = sorted({zlib.crc32(f"n:{name}".encode()) % 64, zlib.crc32(f"c:{client}".encode()) % 64})
+    with ExitStack() as stack:
+        for i in stripes:
+            stack.enter_context(_ATTEMPT_LOCKS[i])
+        yield

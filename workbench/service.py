@@ -710,12 +710,18 @@ class Workbench:
         the same cost (a hash runs either way). Too many failures for the name or from `client`
         (an address, `cli:<user>`) are refused before any hash, for a while (auth.throttle_wait).
         A hash made at an older cost is re-made now."""
+        from workbench import auth
+
+        name, client = " ".join((name or "").split()), (client or "unknown")[:200]
+        with auth.one_attempt_at_a_time(name, client):
+            return self._sign_in(name, password, client)
+
+    def _sign_in(self, name: str, password: str, client: str) -> Identity:
         from datetime import timedelta
 
         from workbench import auth
         from workbench.errors import SignInError
 
-        name, client = " ".join((name or "").split()), (client or "unknown")[:200]
         wait = auth.throttle_wait(self.store, self.settings, name, client)
         if wait is not None:
             recent = self.store.security_events(since=auth.utcnow() - timedelta(minutes=1),
