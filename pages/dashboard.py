@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from workbench.models import ReviewMetrics
-from workbench.ui import safe
+from workbench.ui import safe, state
 from workbench.ui.widgets import run_label
 from workbench.ui.workspace import get_workbench
 
@@ -111,12 +111,15 @@ st.caption("Refit the verifier's decision threshold on this workspace's human la
            "the new threshold applies to new runs only when it agrees better. "
            + (f"In force: **{safe.text(cal.id)}**, threshold {cal.threshold:.2f}." if cal
               else "In force: none (the verifier as shipped)."))
+admin = wb.may(state.identity(), "calibrate")
+if not admin:
+    st.caption("Calibrating and reverting are an admin's.")
 b = st.columns([1, 1, 3])
-if b[0].button("Calibrate on human labels", icon=":material/model_training:", key="calibrate"):
-    st.session_state["calibration_flash"] = wb.calibrate()
+if b[0].button("Calibrate on human labels", icon=":material/model_training:", key="calibrate", disabled=not admin):
+    st.session_state["calibration_flash"] = wb.calibrate(identity=state.identity())
     st.rerun()
-if cal is not None and b[1].button("Revert", icon=":material/undo:", key="calibrate_revert"):
-    wb.revert_calibration()
+if cal is not None and b[1].button("Revert", icon=":material/undo:", key="calibrate_revert", disabled=not admin):
+    wb.revert_calibration(identity=state.identity())
     st.rerun()
 ccal = wb.calibration("claims")
 st.caption("The claim checker (Check a draft, `workbench verify`) learns the same way from checked drafts' sentence "
@@ -124,11 +127,13 @@ st.caption("The claim checker (Check a draft, `workbench verify`) learns the sam
            + (f"In force: **{safe.text(ccal.id)}**, threshold {ccal.threshold:.2f}." if ccal
               else "In force: none (the claim checker as shipped)."))
 c = st.columns([1, 1, 3])
-if c[0].button("Calibrate the claim checker", icon=":material/fact_check:", key="calibrate_claims"):
-    st.session_state["calibration_flash"] = wb.calibrate(target="claims")
+if c[0].button("Calibrate the claim checker", icon=":material/fact_check:", key="calibrate_claims",
+               disabled=not admin):
+    st.session_state["calibration_flash"] = wb.calibrate(target="claims", identity=state.identity())
     st.rerun()
-if ccal is not None and c[1].button("Revert", icon=":material/undo:", key="calibrate_claims_revert"):
-    wb.revert_calibration("claims")
+if ccal is not None and c[1].button("Revert", icon=":material/undo:", key="calibrate_claims_revert",
+                                    disabled=not admin):
+    wb.revert_calibration("claims", identity=state.identity())
     st.rerun()
 flash = st.session_state.pop("calibration_flash", None)
 if flash is not None:

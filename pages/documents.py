@@ -160,13 +160,16 @@ else:
         c = st.columns([2, 1, 1], vertical_alignment="bottom")
         new_type = c[0].selectbox("Source type", SOURCE_TYPES, index=SOURCE_TYPES.index(doc.source_type),
                                   key=f"doc_type_{chosen}")
-        if c[1].button("Save type", disabled=new_type == doc.source_type, width="stretch"):
-            wb.set_source_type(chosen, new_type)
+        admin = wb.may(state.identity(), "remove_document")
+        if not admin:
+            st.caption("Changing a source type or removing a document is an admin's.")
+        if c[1].button("Save type", disabled=new_type == doc.source_type or not admin, width="stretch"):
+            wb.set_source_type(chosen, new_type, identity=state.identity())
             st.session_state["doc_flash"] = (
                 "success", f"{safe.text(doc.filename)} is now a *{new_type}*. Evidence IDs already issued keep their "
                            "letter; evidence found from now on gets the new one.")
             st.rerun()
-        if c[2].button("Remove…", icon=":material/delete:", width="stretch"):
+        if c[2].button("Remove…", icon=":material/delete:", width="stretch", disabled=not admin):
             st.session_state["doc_remove"] = chosen
         if st.session_state.get("doc_remove") == chosen:
             st.warning(f"Remove **{safe.text(doc.filename)}** from the workspace? It leaves this list and new runs; "
@@ -174,7 +177,7 @@ else:
                        "same file again brings it back.", icon=":material/delete:")
             r = st.columns(2)
             if r[0].button("Yes, remove it", type="primary", width="stretch"):
-                wb.remove_document(chosen, state.reviewer() or None)
+                wb.remove_document(chosen, state.reviewer() or None, identity=state.identity())
                 st.session_state.pop("doc_remove", None)
                 st.session_state["doc_flash"] = ("success", f"{safe.text(doc.filename)} removed.")
                 st.rerun()

@@ -40,7 +40,8 @@ if force and not state.reviewer():
     st.caption("A forced export records who forced it: enter your **Reviewer name** in the sidebar.")
 forced = force and bool(reason.strip()) and bool(state.reviewer())
 try:
-    out = wb.export(chosen, fmt, force=forced, reason=reason.strip() or None, by=state.reviewer() or None)
+    out = wb.export(chosen, fmt, force=forced, reason=reason.strip() or None, by=state.reviewer() or None,
+                    identity=state.identity())
 except ExportBlockedError as e:  # the reasons are fields; the remedy in this page's terms
     st.error("**Blocked by the safety gate** — the answer needs a human check:\n"
              + "\n".join(f"- {safe.text(r.removeprefix('needs human check: '))}" for r in e.reasons)

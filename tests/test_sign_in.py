@@ -16,12 +16,18 @@ from workbench.service import Workbench
 
 
 @pytest.fixture
-def signed(data_dir, policy_pdf_path):
+def signed(data_dir, policy_pdf_path, monkeypatch):
+    from workbench import auth
+
+    monkeypatch.setattr(auth, "SCRYPT_N", 2**10)  # logic, not cost: test_sign_in_throttle checks the cost
     wb = Workbench(Settings(data_dir=data_dir, sign_in=True))
     doc = wb.ingest(policy_pdf_path, "policy.pdf", source_type="policy")
     run = seed_run(wb, doc.id)
-    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
-    wb.add_user("Ada Adjudicator", "adjudicator", "staple battery horse")
+    wb.add_user("Root Admin", "admin", "the first admin's password")  # the data folder's owner bootstraps
+    root = wb.sign_in("Root Admin", "the first admin's password")
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery", identity=root)
+    wb.add_user("Ada Adjudicator", "adjudicator", "staple battery horse", identity=root)
+    wb.root = root
     return wb, run
 
 
@@ -36,7 +42,7 @@ def test_the_password_is_stored_only_as_a_salted_scrypt_hash(signed):
     wb, _ = signed
     row = wb.store.get_user("Rae Reviewer")
     assert row["password_hash"].startswith("scrypt$") and "correct horse" not in row["password_hash"]
-    wb.add_user("Sam", "reviewer", "correct horse battery")
+    wb.add_user("Sam", "reviewer", "correct horse battery", identity=wb.root)
     assert wb.store.get_user("Sam")["password_hash"] != row["password_hash"]  # salted
 
 
@@ -77,12 +83,12 @@ def test_a_reviewer_cannot_adjudicate_and_an_adjudicator_can(signed):
 
 def test_an_identity_provider_user_gets_the_role_of_their_account_else_reviewer(signed):
     wb, _ = signed
-    wb.add_user("lee@example.org", "admin", None)
-    assert wb.oidc_identity({"email": "lee@example.org", "sub": "x1"}).role == "admin"
-    other = wb.oidc_identity({"email": "kim@example.org"})
-    assert (other.name, other.role, other.via) == ("kim@example.org", "reviewer", "oidc")
+    wb.add_user("lee@example.org", "admin", None, oidc=True, identity=wb.root)
+    assert wb.oidc_identity({"email": "lee@example.org", "email_verified": True, "sub": "x1"}).role == "admin"
+    other = wb.oidc_identity({"email": "kim@example.org", "email_verified": True})
+    assert (other.name, other.role, other.via) == ("oidc:kim@example.org", "reviewer", "oidc")
     with pytest.raises(SignInError):
-        wb.sign_in("lee@example.org", "")  # no password: no local sign-in
+        wb.sign_in("oidc:lee@example.org", "")  # no password: no local sign-in
 
 
 def test_with_sign_in_off_the_typed_name_is_recorded_as_before(data_dir, policy_pdf_path):
@@ -104,7 +110,8 @@ def test_cli_user_add_reads_the_password_from_stdin_and_review_signs_in(signed, 
         return subprocess.run([sys.executable, "-m", "workbench", *args], input=stdin, env=env,
                               capture_output=True, text=True, timeout=120, cwd=ROOT)
 
-    added = cli("user", "add", "Cy", "--role", "reviewer", "--password-stdin", stdin="long enough pw\n")
+    added = cli("user", "add", "Cy", "--role", "reviewer", "--password-stdin", "--as", "Root Admin",
+                stdin="the first admin's password\nlong enough pw\n")
     assert added.returncode == 0, added.stderr
     assert "long enough pw" not in added.stdout + added.stderr
     rid = run.evidence[1].requirement_id

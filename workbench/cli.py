@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from workbench import __version__
-from workbench.errors import ExportBlockedError, PasswordRequiredError, ReviewerRequiredError, WorkbenchError
+from workbench.errors import (
+    ExportBlockedError,
+    PasswordRequiredError,
+    ReviewerRequiredError,
+    SignInError,
+    WorkbenchError,
+)
 
 
 class UsageError(WorkbenchError):
@@ -410,10 +416,20 @@ def _read_password(args: argparse.Namespace) -> str | None:
     return sys.stdin.readline().rstrip("\r\n")
 
 
+def _client() -> str:
+    """Who a sign-in from this command line comes from, for the throttle and the security log."""
+    import getpass
+
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli"
+
+
 def _signed_in(wb, args: argparse.Namespace):
-    """With sign-in on, the identity of --reviewer, signed in with the password on stdin
-    (--password-stdin) or in $WORKBENCH_PASSWORD: never on the command line."""
-    if not wb.settings.sign_in:
+    """With sign-in required (this process's setting or the store's record), the identity of
+    --reviewer, signed in with the password on stdin."""
+    if not wb.sign_in_required():
         return None
     from workbench.config import env_value
 
@@ -423,27 +439,79 @@ def _signed_in(wb, args: argparse.Namespace):
     if password is None:
         raise UsageError("sign-in is on: pass --password-stdin and the reviewer's password on stdin "
                          f"(or set {ACCOUNT_PASSWORD_ENV})")
-    return wb.sign_in(args.reviewer, password)
+    return wb.sign_in(args.reviewer, password, client=_client())
+
+
+def _acting(wb, args: argparse.Namespace):
+    """The identity of `--as NAME` (None without it), signed in with WORKBENCH_PASSWORD, else the
+    first line of stdin: admin actions from the command line need an account's credentials."""
+    from workbench.config import cli_password
+
+    if not getattr(args, "as_", None):
+        return None
+    password = cli_password()
+    if password is None:
+        password = sys.stdin.readline().rstrip("\r\n")
+    return wb.sign_in(args.as_, password, client=_client())
 
 
 def _cmd_user(args: argparse.Namespace) -> int:
-    """Local accounts for sign-in: `user add NAME --role R` (password on stdin with
-    --password-stdin; --oidc for an identity-provider user, role only), `user list`."""
+    """Accounts for sign-in, an admin's (--as ADMIN; while no account exists, the owner of the
+    data folder creates the first admin): add NAME --role R (password on stdin with
+    --password-stdin, or --oidc for an identity-provider user by e-mail), list, passwd NAME (an
+    admin, or the account itself with its old password), role NAME --role R, disable / enable NAME.
+    Passwords come from stdin, one a line: the acting password first (unless WORKBENCH_PASSWORD
+    holds it), then the new one."""
     from workbench.service import Workbench
 
     wb = Workbench(_settings())
-    if args.action == "list":
-        for u in wb.users():
-            emit([u.model_dump()]) if args.json else print(f"{u.name}  {u.role}")
+    if args.action != "list" and not args.name:
+        raise UsageError(f"user {args.action}: name the account (workbench user {args.action} NAME)")
+    if args.action == "passwd" and (not args.as_ or args.as_ == args.name):
+        from workbench.config import cli_password
+
+        old = cli_password() or sys.stdin.readline().rstrip("\r\n")
+        new = sys.stdin.readline().rstrip("\r\n")
+        wb.change_password(args.name, new, old_password=old, client=_client())
+        print(f"password of {args.name} changed; its open sessions have ended")
         return 0
-    if not args.name:
-        raise UsageError("user add: name the account (workbench user add NAME --role ROLE)")
-    password = _read_password(args)
-    if password is None and not args.oidc:
-        raise UsageError("user add: pass the password on stdin with --password-stdin (or --oidc for an "
-                         "identity-provider account without one)")
-    user = wb.add_user(args.name, args.role, None if args.oidc else password)
-    emit([user.model_dump()]) if args.json else print(f"account {user.name} ({user.role}) saved")
+    me = _acting(wb, args)
+    if args.action == "list":
+        for u in wb.users(identity=me):
+            emit([u.model_dump()]) if args.json else print(f"{u.name}  {u.role}{'  disabled' if u.disabled else ''}")
+        return 0
+    if args.action == "add":
+        password = _read_password(args)
+        if password is None and not args.oidc:
+            raise UsageError("user add: pass the password on stdin with --password-stdin (or --oidc for an "
+                             "identity-provider account without one)")
+        user = wb.add_user(args.name, args.role, None if args.oidc else password, oidc=args.oidc, identity=me)
+        emit([user.model_dump(exclude={"session"})]) if args.json else print(f"account {user.name} ({user.role}) added")
+    elif args.action == "passwd":
+        wb.change_password(args.name, sys.stdin.readline().rstrip("\r\n"), identity=me)
+        print(f"password of {args.name} changed; its open sessions have ended")
+    elif args.action == "role":
+        wb.set_role(args.name, args.role, identity=me)
+        print(f"{args.name} is now {args.role}; its open sessions have ended")
+    elif args.action == "disable":
+        wb.disable_user(args.name, identity=me)
+        print(f"{args.name} disabled; its open sessions have ended")
+    else:
+        wb.enable_user(args.name, identity=me)
+        print(f"{args.name} enabled")
+    return 0
+
+
+def _cmd_security_log(args: argparse.Namespace) -> int:
+    """The security log, newest last (an admin's: --as ADMIN)."""
+    from workbench.service import Workbench
+
+    wb = Workbench(_settings())
+    for e in wb.security_events(identity=_acting(wb, args), limit=args.limit):
+        if args.json:
+            emit([e.model_dump(mode="json")])
+        else:
+            print(f"{e.at.isoformat()[:19]}  {e.kind:<18} {e.who or '-'}  {e.client or '-'}  {e.detail}")
     return 0
 
 
@@ -475,7 +543,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     wb = Workbench(_settings())
     target = "claims" if args.claims else "verify"
     if args.revert:
-        cal = wb.revert_calibration(target)
+        cal = wb.revert_calibration(target, identity=_acting(wb, args))
         row = {"reverted": True, "target": target, "in_force": cal.model_dump(mode="json") if cal else None}
         if args.json:
             emit([row])
@@ -484,7 +552,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             print("calibration reverted; in force now: " + (f"{cal.id} (threshold {cal.threshold})" if cal
                                                             else f"none ({shipped})"))
         return 0
-    cal = wb.calibrate(target=target)
+    cal = wb.calibrate(target=target, identity=_acting(wb, args))
     if args.json:
         emit([cal.model_dump(mode="json")])
         return 0
@@ -556,8 +624,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.out}: is a folder; give --out a file path")
     if not out.parent.exists():
         raise UsageError(f"{out.parent}: no such folder for --out")
-    res = Workbench(_settings()).export(None if args.all else args.runs, args.format, force=args.force,
-                                        reason=args.reason, by=args.by)
+    wb = Workbench(_settings())
+    res = wb.export(None if args.all else args.runs, args.format, force=args.force, reason=args.reason, by=args.by,
+                    identity=_acting(wb, args) if args.force else None)
     if res.is_zip and out.suffix.lower() != ".zip":
         raise UsageError(f"these runs cite several documents, so the annotated PDFs come as a zip (one PDF per "
                          f"document): give --out a .zip path, e.g. {out.with_suffix('.zip')}")
@@ -652,6 +721,10 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 # --- parser ----------------------------------------------------------------------------------
 SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
 EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
+
+
+AS_HELP = ("act as this admin (sign-in on): the password from WORKBENCH_PASSWORD, else the first line of "
+           "stdin")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -750,6 +823,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--claims", action="store_true",
                    help="the claim checker (verify, Check a draft) on checked drafts' sentence labels, "
                         "instead of the question verifier on reviewed runs")
+    s.add_argument("--as", dest="as_", metavar="ADMIN", help=AS_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_calibrate)
 
@@ -771,18 +845,28 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True, metavar="PATH")
     s.add_argument("--force", action="store_true", help="export despite the safety gate (needs --reason)")
     s.add_argument("--reason", help="why the gate may be skipped; recorded inside the export")
-    s.add_argument("--by", help="who forces the export (default: the login name)")
+    s.add_argument("--by", help="who forces the export (default: the login name); with sign-in, --as")
+    s.add_argument("--as", dest="as_", metavar="NAME", help="sign-in on: force as this adjudicator or admin "
+                   "(password from WORKBENCH_PASSWORD or the first line of stdin)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_export)
 
-    s = sub.add_parser("user", help="local accounts for sign-in: add NAME --role R, list")
-    s.add_argument("action", choices=["add", "list"])
+    s = sub.add_parser("user", help="accounts for sign-in (an admin's): add, list, passwd, role, disable, enable",
+                       description=_cmd_user.__doc__)
+    s.add_argument("action", choices=["add", "list", "passwd", "role", "disable", "enable"])
     s.add_argument("name", nargs="?", metavar="NAME")
     s.add_argument("--role", choices=["reviewer", "adjudicator", "admin"], default="reviewer")
-    s.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
-    s.add_argument("--oidc", action="store_true", help="an identity-provider user: sets the role, no password")
+    s.add_argument("--password-stdin", action="store_true", help="add: read the new password from stdin")
+    s.add_argument("--oidc", action="store_true", help="add: an identity-provider user by e-mail (role only)")
+    s.add_argument("--as", dest="as_", metavar="ADMIN", help=AS_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_user)
+
+    s = sub.add_parser("security-log", help="failed sign-ins, refusals, account changes (an admin's)")
+    s.add_argument("--as", dest="as_", metavar="ADMIN", help=AS_HELP)
+    s.add_argument("--limit", type=int, default=500, help="the newest N events (default 500)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=_cmd_security_log)
 
     s = sub.add_parser("jobs", help="queued, running and finished jobs with their progress")
     s.add_argument("--json", action="store_true")
@@ -811,6 +895,8 @@ def worded(exc: WorkbenchError) -> str:
         return f"{msg}: pass --reviewer NAME"
     if isinstance(exc, PasswordRequiredError):
         return f"{msg}: pass --password-stdin and the password on stdin, or set {PDF_PASSWORD_ENV}"
+    if isinstance(exc, SignInError) and msg.endswith("sign in first"):
+        return f"{msg} (--as NAME, the password from WORKBENCH_PASSWORD or the first line of stdin)"
     return msg
 
 

@@ -86,6 +86,13 @@ class Settings(BaseSettings):
     render_per_client: int = Field(16, gt=0, description=(
         "Requests one client (the signed-in account, else the address) may have rendering or waiting; "
         "beyond it they are refused at once (429, Retry-After), so one flood leaves room for others."))
+    sign_in_max_failures: int = Field(5, gt=0, description=(
+        "Failed sign-ins one name may have within sign_in_window_s (since its last success) before it is "
+        "refused, without checking the password, until the window has passed."))
+    sign_in_client_max_failures: int = Field(20, gt=0, description=(
+        "Failed sign-ins one client (an address; `cli:<user>` from the command line) may have within "
+        "sign_in_window_s, whatever names it tried, before it is refused for the rest of the window."))
+    sign_in_window_s: int = Field(900, gt=0, description="The window of the sign-in throttle, in seconds.")
 
     # --- retrieval ---------------------------------------------------------------------------
     chunk_words: int = Field(160, description="Words per retrieval chunk (chunks are cut along segment boundaries).")
@@ -198,6 +205,12 @@ def child_env(drop: tuple[str, ...] = (), **changes: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(changes)
     return env
+
+
+def cli_password() -> str | None:
+    """WORKBENCH_PASSWORD: the password of the account a CLI command acts as (`--as NAME`), for
+    scripts; never a setting, never written anywhere."""
+    return os.environ.get("WORKBENCH_PASSWORD") or None
 
 
 def env_value(name: str, default: str | None = None) -> str | None:

@@ -566,3 +566,7 @@ class Identity(BaseModel):
     name: str
     role: Role = "reviewer"
     via: Literal["local", "oidc"] = "local"
+    # Proof of the session (workbench.auth.session_proof): an HMAC over the name and the account's
+    # session version. The service re-reads the account on every action and refuses a session whose
+    # proof no longer matches (password, role or disabled changed since), or has none.
+    session: str | None = None

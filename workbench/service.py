@@ -67,8 +67,11 @@ class Workbench:
     REVIEW_ORDERS = REVIEW_ORDERS  # review_queue's orders, with their labels
 
     def __init__(self, settings: Settings):
+        from workbench.security_log import capture
+
         self.settings = settings
         self.settings.ensure_dirs()
+        capture(lambda: self.store)  # the "workbench.security" logger writes to this workspace's log
 
     # --- documents ---------------------------------------------------------------------
     def ingest(self, source: bytes | str | Path, filename: str | None = None, *, password: str | None = None,
@@ -103,9 +106,11 @@ class Workbench:
         docs = self.store.list_documents()
         return docs if include_removed else [d for d in docs if d.removed_at is None]
 
-    def set_source_type(self, document_id: str, source_type: str) -> Document:
+    def set_source_type(self, document_id: str, source_type: str, *, identity: Identity | None = None) -> Document:
         """Change a document's source type after ingest. Evidence IDs already issued keep their
-        letter (an ID is stable per document span); evidence found from now on gets the new one."""
+        letter (an ID is stable per document span); evidence found from now on gets the new one.
+        With sign-in: an admin's (auth.PERMISSIONS["retype_document"])."""
+        self.authorize(identity, "retype_document")
         if source_type not in SOURCE_TYPES:
             raise WorkbenchError(f"unknown source type {source_type!r}: use one of {', '.join(SOURCE_TYPES)}")
         doc = self.document(document_id).model_copy(update={"source_type": source_type, "source_type_from": "user"})
@@ -113,11 +118,14 @@ class Workbench:
         self.parsed(document_id).document = doc
         return doc
 
-    def remove_document(self, document_id: str, by: str | None = None) -> Document:
+    def remove_document(self, document_id: str, by: str | None = None, *, identity: Identity | None = None) -> Document:
         """Soft delete: the document leaves the document list and new runs, and is recorded as
         removed (when, by whom); runs that cite it stay readable and exportable. Ingesting the
-        same file again restores it."""
+        same file again restores it. With sign-in: an admin's, recorded under the admin's name."""
         from workbench.models import utcnow
+
+        me = self.authorize(identity, "remove_document")
+        by = me.name if me is not None else by
 
         doc = self.document(document_id).model_copy(update={"removed_at": utcnow(), "removed_by": (by or "").strip()
                                                             or None})
@@ -481,31 +489,124 @@ class Workbench:
         reviewer; `reviewer` is ignored) and adjudicating needs the adjudicator role."""
         if label not in ("supported", "unsupported", "reset"):
             raise WorkbenchError(f"unknown label {label!r}: use supported, unsupported or reset")
-        reviewer = self._reviewer(reviewer, identity, "an adjudication" if adjudication else "a review",
-                                  "adjudicator" if adjudication else "reviewer")
+        reviewer = self._reviewer(reviewer, identity, "adjudicate" if adjudication else "label")
         verdict = self._verifier_verdict(self.reviewed(run_id), requirement_id)
         return self.store.add_review(ReviewEvent(run_id=run_id, requirement_id=requirement_id, label=label,
                                                  reviewer=reviewer, note=note or "", verifier_verdict=verdict,
                                                  kind="adjudication" if adjudication else "label"))
 
-    # --- sign-in and roles (Settings.sign_in) ----------------------------------------------
-    def _reviewer(self, name: str | None, identity: Identity | None, action: str, role: str) -> str:
-        """The name a review event records: the signed-in identity's with sign-in on (role
-        checked), else the name given."""
-        if self.settings.sign_in:
-            from workbench.auth import requires_role
+    # --- sign-in, accounts and roles (Settings.sign_in; the table: workbench.auth.PERMISSIONS) -----
+    def sign_in_required(self) -> bool:
+        """Whether actions need a signed-in identity: this process's setting, or the store's own
+        record that sign-in is on (an account exists, or a process with sign-in on has used it), so
+        a client started with sign-in off cannot act around it."""
+        from workbench.auth import SIGN_IN_REQUIRED
 
-            requires_role(identity, role, action)
-            return identity.name  # type: ignore[union-attr]
+        if self.settings.sign_in:
+            if not self.__dict__.get("_sign_in_recorded"):
+                self.store.set_flag(SIGN_IN_REQUIRED)
+                self._sign_in_recorded = True
+            return True
+        return self.store.flag(SIGN_IN_REQUIRED) is not None or self.store.count_users() > 0
+
+    def identity(self, identity: Identity | None, *, log: bool = True) -> Identity:
+        """The account behind a session as the store holds it now (role included; the role the
+        Identity claims is ignored). SignInError when there is none, it is disabled, or its
+        password, role or state changed since the session began (its proof no longer matches)."""
+        import hmac
+
+        from workbench.auth import OIDC_PREFIX, session_proof
+        from workbench.errors import SignInError
+
+        if identity is None:
+            raise SignInError("sign in first")
+        user = self.store.get_user(identity.name)
+        if identity.via == "oidc":  # an identity-provider user may have an account row for their role
+            ok = identity.name.startswith(OIDC_PREFIX) and (user is None or user["password_hash"] is None)
+        else:
+            ok = user is not None and user["password_hash"] is not None
+        proof = session_proof(self.store.signer, identity.name, identity.via, user["session_version"] if user else 0)
+        if not (ok and not (user and user["disabled"])
+                and hmac.compare_digest((identity.session or "").encode(), proof.encode())):
+            if log:
+                self._security("session_refused", "no such session, or the account changed since",
+                               who=identity.name)
+            raise SignInError("your session has ended (the account was changed or disabled, or this is not a "
+                              "session of it): sign in again")
+        return Identity(name=identity.name, role=user["role"] if user else "reviewer", via=identity.via,
+                        session=identity.session)
+
+    def authorize(self, identity: Identity | None, action: str) -> Identity | None:
+        """Check that `identity` may take `action` (a key of workbench.auth.PERMISSIONS) now, its
+        account re-read from the store. Returns the current Identity; None when sign-in is not
+        required (one analyst, no accounts: anything goes). Refusals go to the security log."""
+        from workbench.auth import ACTION_WORDS, PERMISSIONS, requires_role
+        from workbench.errors import ForbiddenError, SignInError
+
+        if action not in PERMISSIONS:
+            raise ValueError(f"unknown action {action!r}: workbench.auth.PERMISSIONS lists them")
+        if not self.sign_in_required():
+            return None
+        try:
+            me = self.identity(identity) if identity is not None else None
+            requires_role(me, PERMISSIONS[action], ACTION_WORDS[action])
+        except (SignInError, ForbiddenError) as exc:
+            self._security("refused", {"action": action, "why": str(exc)}, who=identity.name if identity else None)
+            raise
+        return me
+
+    def may(self, identity: Identity | None, action: str) -> bool:
+        """Whether `identity` may take `action` now (for a front end to offer it or not; the action
+        itself checks again, authorize)."""
+        from workbench.auth import PERMISSIONS, has_role
+        from workbench.errors import SignInError
+
+        if not self.sign_in_required():
+            return True
+        try:
+            return identity is not None and has_role(self.identity(identity, log=False), PERMISSIONS[action])
+        except SignInError:
+            return False
+
+    def _reviewer(self, name: str | None, identity: Identity | None, action: str) -> str:
+        """The name a review event records: the signed-in identity's when sign-in is required
+        (role checked), else the name given."""
+        from workbench.auth import ACTION_WORDS
+
+        me = self.authorize(identity, action)
+        if me is not None:
+            return me.name
         name = (name or "").strip()
         if not name:
-            raise ReviewerRequiredError(f"{action} needs the reviewer's name")
+            raise ReviewerRequiredError(f"{ACTION_WORDS[action]} needs the reviewer's name")
         return name
 
-    def add_user(self, name: str, role: str, password: str | None) -> Identity:
-        """Create a local account (or change its role / password). No password: an account for
-        an OIDC user, which only sets the role their sign-in gets."""
-        from workbench.auth import hash_password
+    def _security(self, kind: str, detail: str | dict | None = None, who: str | None = None,
+                  client: str | None = None) -> None:
+        from workbench.security_log import record
+
+        record(self.store, kind, detail, who=who, client=client)
+
+    def _manage(self, identity: Identity | None) -> str:
+        """Who manages accounts: an admin, or while no account exists (bootstrapping) the owner of
+        the data folder, who may create the first admin."""
+        me = self.authorize(identity, "manage_accounts") if self.store.count_users() else None
+        return me.name if me is not None else "data folder owner"
+
+    def _owns_data_dir(self) -> bool:
+        import os
+
+        geteuid = getattr(os, "geteuid", None)
+        return geteuid is None or self.settings.data_dir.stat().st_uid == geteuid()
+
+    def add_user(self, name: str, role: str, password: str | None, *, oidc: bool = False,
+                 identity: Identity | None = None) -> Identity:
+        """Create an account; never changes one (change_password, set_role, disable_user do).
+        `oidc`: an identity-provider user named by their e-mail (stored 'oidc:<e-mail>', no
+        password), for their role. Needs an admin's identity; while no account exists, the owner
+        of the data folder creates the first one, an admin."""
+        from workbench.auth import OIDC_PREFIX, hash_password, oidc_account_name
+        from workbench.errors import ForbiddenError
         from workbench.models import ROLES
 
         name = " ".join((name or "").split())
@@ -513,33 +614,159 @@ class Workbench:
             raise WorkbenchError("an account needs a name")
         if role not in ROLES:
             raise WorkbenchError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
-        self.store.put_user(name, role, hash_password(password) if password else None)
-        return Identity(name=name, role=role)
+        if oidc:
+            name, password = oidc_account_name(name), None
+        elif name.lower().startswith(OIDC_PREFIX):
+            raise WorkbenchError(f"a local account's name may not begin with {OIDC_PREFIX!r} (identity-provider "
+                                 "accounts are named so)")
+        elif not password:
+            raise WorkbenchError("a local account needs a password (or is an identity-provider account: oidc)")
+        if self.store.count_users() == 0:
+            if role != "admin":
+                raise WorkbenchError("the first account must be an admin's: create it with --role admin, then "
+                                     "add the others as that admin")
+            if not self._owns_data_dir():
+                raise ForbiddenError("only the owner of the data folder may create the first admin", needs="admin")
+        by = self._manage(identity)
+        if self.store.get_user(name) is not None or not self.store.add_user(name, role, hash_password(password)
+                                                                            if password else None):
+            raise WorkbenchError(f"an account named {name} exists: change it with `workbench user passwd`, "
+                                 "`user role` or `user disable`, never by adding it again")
+        self._security("account_added", {"account": name, "role": role}, who=by)
+        return Identity(name=name, role=role, via="oidc" if oidc else "local")
 
-    def users(self) -> list[Identity]:
-        return [Identity(name=u["name"], role=u["role"]) for u in self.store.list_users()]
+    def _account(self, name: str) -> dict:
+        user = self.store.get_user(" ".join((name or "").split()))
+        if user is None:
+            raise NotFoundError(f"no account named {name!r}: `workbench user list` lists them")
+        return user
 
-    def sign_in(self, name: str, password: str) -> Identity:
-        """The identity of a local account whose password matches (SignInError otherwise: the
-        same message whether the name or the password was wrong)."""
-        from workbench.auth import check_password
+    def _keep_an_admin(self, user: dict) -> None:
+        if user["role"] == "admin" and not user["disabled"] and \
+                self.store.count_users(role="admin", enabled_only=True) <= 1:
+            raise WorkbenchError(f"{user['name']} is the last admin: make another admin first")
+
+    def set_role(self, name: str, role: str, *, identity: Identity | None = None) -> None:
+        """Change an account's role (an admin's); its open sessions end at once."""
+        from workbench.models import ROLES
+
+        if role not in ROLES:
+            raise WorkbenchError(f"unknown role {role!r}: use one of {', '.join(ROLES)}")
+        by = self._manage(identity)
+        user = self._account(name)
+        if role != "admin":
+            self._keep_an_admin(user)
+        self.store.update_user(user["name"], role=role)
+        self._security("role_changed", {"account": user["name"], "from": user["role"], "to": role}, who=by)
+
+    def disable_user(self, name: str, *, identity: Identity | None = None) -> None:
+        """Disable an account (an admin's): it cannot sign in, its open sessions end at once.
+        Its name stays on the decisions it recorded."""
+        by = self._manage(identity)
+        user = self._account(name)
+        self._keep_an_admin(user)
+        self.store.update_user(user["name"], disabled=True)
+        self._security("account_disabled", {"account": user["name"]}, who=by)
+
+    def enable_user(self, name: str, *, identity: Identity | None = None) -> None:
+        by = self._manage(identity)
+        user = self._account(name)
+        self.store.update_user(user["name"], disabled=False)
+        self._security("account_enabled", {"account": user["name"]}, who=by)
+
+    def change_password(self, name: str, new_password: str, *, identity: Identity | None = None,
+                        old_password: str | None = None, client: str | None = None) -> None:
+        """Set a local account's password: by an admin (`identity`), or by its owner with the old
+        password (`old_password`, checked like a sign-in, throttled). Its open sessions end."""
+        from workbench.auth import hash_password
+
+        user = self._account(name)
+        if old_password is not None:
+            by = self.sign_in(user["name"], old_password, client=client).name
+        else:
+            by = self._manage(identity)
+        if user["password_hash"] is None:
+            raise WorkbenchError(f"{user['name']} signs in through the identity provider: it has no password here")
+        self.store.update_user(user["name"], password_hash=hash_password(new_password))
+        self._security("password_changed", {"account": user["name"]}, who=by)
+
+    def users(self, *, identity: Identity | None = None) -> list:
+        """The accounts (workbench.auth.Account), for an admin."""
+        from workbench.auth import OIDC_PREFIX, Account
+
+        self._manage(identity)
+        return [Account(name=u["name"], role=u["role"], disabled=bool(u["disabled"]),
+                        via="oidc" if u["name"].startswith(OIDC_PREFIX) else "local") for u in self.store.list_users()]
+
+    def security_events(self, *, identity: Identity | None = None, limit: int | None = 500) -> list:
+        """The newest security events, oldest first (workbench.security_log.SecurityEvent), for
+        an admin."""
+        from workbench.security_log import SecurityEvent
+
+        self.authorize(identity, "read_security_log")
+        return [SecurityEvent(**e) for e in self.store.security_events(limit=limit)]
+
+    def sign_in(self, name: str, password: str, *, client: str | None = None) -> Identity:
+        """The identity of a local account whose password matches, with its session's proof.
+        SignInError otherwise: the same message whether the name or the password was wrong, and
+        the same cost (a hash runs either way). Too many failures for the name or from `client`
+        (an address, `cli:<user>`) are refused before any hash, for a while (auth.throttle_wait).
+        A hash made at an older cost is re-made now."""
+        from workbench import auth
+
+        name, client = " ".join((name or "").split()), (client or "unknown")[:200]
+        with auth.one_attempt_at_a_time(name, client):
+            return self._sign_in(name, password, client)
+
+    def _sign_in(self, name: str, password: str, client: str) -> Identity:
+        from datetime import timedelta
+
+        from workbench import auth
         from workbench.errors import SignInError
 
-        user = self.store.get_user(" ".join((name or "").split()))
-        if user is None or not check_password(password or "", user["password_hash"]):
+        wait = auth.throttle_wait(self.store, self.settings, name, client)
+        if wait is not None:
+            recent = self.store.security_events(since=auth.utcnow() - timedelta(minutes=1),
+                                                kinds=(auth.THROTTLED,), who=name, client=client)
+            if not recent:  # one line per name and client a minute, however fast they hammer
+                self._security(auth.THROTTLED, {"wait_s": int(wait.total_seconds())}, who=name, client=client)
+            minutes = max(1, -(-int(wait.total_seconds()) // 60))
+            raise SignInError(f"too many failed sign-ins for this name or from this place: try again in "
+                              f"{minutes} minute{'s' if minutes > 1 else ''}")
+        user = None if name.lower().startswith(auth.OIDC_PREFIX) else self.store.get_user(name)
+        stored = user["password_hash"] if user else None
+        if not auth.check_password(password or "", stored) or user is None:  # a hash runs either way
+            self._security(auth.FAILED, {"reason": "unknown name" if user is None else "wrong password"},
+                           who=name, client=client)
             raise SignInError("unknown name or wrong password")
-        return Identity(name=user["name"], role=user["role"], via="local")
+        if user["disabled"]:
+            self._security(auth.FAILED, {"reason": "account disabled"}, who=name, client=client)
+            raise SignInError("this account is disabled: ask an admin")
+        if auth.needs_rehash(stored) and len(password) >= auth.MIN_PASSWORD:
+            self.store.update_user(name, new_session=False, password_hash=auth.hash_password(password))
+        self._security(auth.SIGNED_IN, None, who=name, client=client)
+        proof = auth.session_proof(self.store.signer, name, "local", user["session_version"])
+        return Identity(name=user["name"], role=user["role"], via="local", session=proof)
 
     def oidc_identity(self, claims: dict) -> Identity:
-        """The identity of a user signed in through the identity provider (st.login): named by
-        their e-mail (else `sub`), role from an account of that name, else reviewer."""
+        """The identity of a user signed in through the identity provider (st.login): named
+        'oidc:<e-mail>', only for an e-mail the provider verified (auth.oidc_name; the subject
+        names no one), role from the admin-made account of that name, else reviewer."""
+        from workbench.auth import oidc_name, session_proof
         from workbench.errors import SignInError
 
-        name = str(claims.get("email") or claims.get("sub") or "").strip()
-        if not name:
-            raise SignInError("the identity provider sent neither an e-mail nor a subject")
+        try:
+            name = oidc_name(claims)
+        except SignInError as exc:
+            self._security("sign_in_failed", {"reason": str(exc), "via": "oidc"},
+                           who=str(claims.get("email") or claims.get("sub") or "")[:200], client="oidc")
+            raise
         user = self.store.get_user(name)
-        return Identity(name=name, role=user["role"] if user else "reviewer", via="oidc")
+        if user is not None and (user["disabled"] or user["password_hash"] is not None):
+            self._security("sign_in_failed", {"reason": "account disabled", "via": "oidc"}, who=name, client="oidc")
+            raise SignInError("this account is disabled: ask an admin")
+        proof = session_proof(self.store.signer, name, "oidc", user["session_version"] if user else 0)
+        return Identity(name=name, role=user["role"] if user else "reviewer", via="oidc", session=proof)
 
     @staticmethod
     def _verifier_verdict(rr: ReviewedRun, requirement_id: str) -> str:
@@ -574,7 +801,7 @@ class Workbench:
         over Settings.added_evidence_max_chars."""
         from workbench.models import Evidence
 
-        reviewer = self._reviewer(reviewer, identity, "adding evidence", "reviewer")
+        reviewer = self._reviewer(reviewer, identity, "add_evidence")
         if (quote is None) == (start is None and end is None):
             raise WorkbenchError("give either a quote or start and end offsets, not both or neither")
         rr = self.reviewed(run_id)
@@ -814,7 +1041,7 @@ class Workbench:
                              "human": label == "supported"})
         return rows
 
-    def calibrate(self, *, apply: bool = True, target: str = "verify"):
+    def calibrate(self, *, apply: bool = True, target: str = "verify", identity: Identity | None = None):
         """Refit the decision threshold on the workspace's human labels, measured by grouped
         cross-validation (workbench.calibration); put it in force for new runs only when it agrees
         with the humans better than the shipped decision does. target "verify": the question
@@ -822,6 +1049,7 @@ class Workbench:
         Check a draft, on checked drafts' sentence labels. Returns the Calibration."""
         from workbench.calibration import calibrate
 
+        self.authorize(identity, "calibrate")
         stack = self._stack(target)
         rows = self.calibration_data() if target == "verify" else self.claim_calibration_data()
         state = self._calibration_state()
@@ -834,9 +1062,10 @@ class Workbench:
         self._save_calibration_state(state)
         return cal
 
-    def revert_calibration(self, target: str = "verify"):
+    def revert_calibration(self, target: str = "verify", *, identity: Identity | None = None):
         """Put back the calibration in force before the current one (none: as shipped) for
-        `target`. Returns the one now in force, or None."""
+        `target`. Returns the one now in force, or None. With sign-in: an admin's."""
+        self.authorize(identity, "calibrate")
         state = self._calibration_state()
         stack = self._stack(target)
         if not state.get(stack):
@@ -847,13 +1076,18 @@ class Workbench:
 
     # --- export --------------------------------------------------------------------------
     def export(self, run_ids: list[str] | None, fmt: str, *, force: bool = False, reason: str | None = None,
-               by: str | None = None):
+               by: str | None = None, identity: Identity | None = None):
         """Export runs (None or []: every stored run) as `fmt` (workbench.export.FORMATS) →
         workbench.export.ExportResult (bytes, media type, extension; several documents as a zip
         for `pdf`). Hashes are re-checked first (HashMismatchError); answer formats pass the
-        seed-003 gate (ExportBlockedError with reasons) unless forced with a reason."""
+        seed-003 gate (ExportBlockedError with reasons) unless forced with a reason; with sign-in,
+        forcing is an adjudicator's, recorded under their name."""
         from workbench.export import FORMATS, render
         from workbench.export.bundle import ExportBundle, RunBundle
+
+        if force:
+            me = self.authorize(identity, "force_export")
+            by = me.name if me is not None else by
 
         if fmt not in FORMATS:
             raise WorkbenchError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")

@@ -1,5 +1,6 @@
-"""Sign-in on, in real Chromium: nothing is shown before a login, a decision records the
-signed-in identity, and a reviewer cannot record an adjudication."""
+"""Sign-in on, in real Chromium: nothing is shown before a login, failed sign-ins are throttled
+with a message saying for how long, a decision records the signed-in identity, and a reviewer
+cannot record an adjudication."""
 
 from __future__ import annotations
 
@@ -26,14 +27,28 @@ def test_a_reviewer_signs_in_their_decision_carries_their_identity_and_adjudicat
     doc = wb.ingest(make_pdf([PAGE1, PAGE2], name="policy.pdf"), "policy.pdf", source_type="policy")
     run = seed_run(wb, doc.id, run_id="run-sign-in")
     rid = run.evidence[1].requirement_id
-    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+    wb.add_user("Ada Admin", "admin", "the first admin's password")  # the data folder's owner bootstraps
+    ada = wb.sign_in("Ada Admin", "the first admin's password")
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery", identity=ada)
 
-    with AppServer(data, env={"WORKBENCH_SIGN_IN": "true"}, log=tmp_path / "app.log") as url:
+    env = {"WORKBENCH_SIGN_IN": "true", "WORKBENCH_SIGN_IN_MAX_FAILURES": "2"}
+    with AppServer(data, env=env, log=tmp_path / "app.log") as url:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}review?run={run.run_id}&evidence={rid}")
         page.get_by_role("heading", name="Sign in", exact=True).wait_for(timeout=120_000)
         assert page.get_by_role("textbox", name="Reviewer name").count() == 0  # no free-text name
         assert page.get_by_text(run.evidence[1].exact_quote[:30]).count() == 0  # nothing before a login
+
+        page.get_by_role("textbox", name="Name").fill("Ada Admin")  # a guesser, throttled after 2 failures
+        for _ in range(2):
+            page.get_by_role("textbox", name="Password").fill("password123")
+            page.get_by_role("button", name="Sign in").click()
+            page.get_by_text("unknown name or wrong password").wait_for(timeout=90_000)
+            streamlit_idle(page)
+        page.get_by_role("textbox", name="Password").fill("the first admin's password")
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text(re.compile(r"too many failed sign-ins .* try again in 15 minutes")).wait_for(timeout=90_000)
+        assert page.get_by_text("Signed in as").count() == 0
 
         page.get_by_role("textbox", name="Name").fill("Rae Reviewer")
         page.get_by_role("textbox", name="Password").fill("wrong password")

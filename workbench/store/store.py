@@ -27,14 +27,24 @@ from workbench.store import migrate
 from workbench.store.chain import HEADS_DIR, ChainHeads, Head, Walk, walk
 from workbench.store.engine import IMMEDIATE, is_sqlite, make_engine
 from workbench.store.signing import Signer
-from workbench.store.tables import DocumentRow, EvidenceIdRow, ReviewEventRow, RunEvidenceRow, RunRow, UserRow
+from workbench.store.tables import (
+    DocumentRow,
+    EvidenceIdRow,
+    ReviewEventRow,
+    RunEvidenceRow,
+    RunRow,
+    SecurityEventRow,
+    UserRow,
+    WorkspaceFlagRow,
+)
 from workbench.text.citations import SENTENCE_ID
 
 __all__ = ["SENTENCE_ID", "Store"]  # SENTENCE_ID: the service parses SENT-n through the store
 _RETRIES = 20
 
 _D, _E, _R, _RE, _EV = (t.__table__ for t in (DocumentRow, EvidenceIdRow, RunRow, RunEvidenceRow, ReviewEventRow))
-_U = UserRow.__table__
+_U, _SEC, _FLAG = UserRow.__table__, SecurityEventRow.__table__, WorkspaceFlagRow.__table__
+_USER_COLUMNS = (_U.c.name, _U.c.role, _U.c.password_hash, _U.c.disabled, _U.c.session_version)
 
 
 def _utc(dt: datetime) -> datetime:
@@ -195,24 +205,83 @@ class Store:
             ).scalar()
 
     # --- accounts (sign-in) ----------------------------------------------------------------
-    def put_user(self, name: str, role: str, password_hash: str | None) -> None:
-        """Create an account or change its role and password hash."""
-        values = dict(role=role, password_hash=password_hash)
+    def add_user(self, name: str, role: str, password_hash: str | None) -> bool:
+        """Create an account; False (nothing changed) when the name is taken."""
+        try:
+            with self._write() as conn:
+                if conn.execute(select(_U.c.name).where(_U.c.name == name)).first():
+                    return False
+                conn.execute(insert(_U).values(name=name, role=role, password_hash=password_hash, created_at=utcnow(),
+                                               disabled=False, session_version=0))
+            return True
+        except IntegrityError:
+            return False
+
+    def update_user(self, name: str, *, new_session: bool = True, **values) -> bool:
+        """Change an account's role, password_hash or disabled; `new_session` ends its open
+        sessions (session_version + 1). False when there is no such account."""
+        if new_session:
+            values["session_version"] = _U.c.session_version + 1
         with self._write() as conn:
-            if conn.execute(select(_U.c.name).where(_U.c.name == name)).first():
-                conn.execute(update(_U).where(_U.c.name == name).values(**values))
-            else:
-                conn.execute(insert(_U).values(name=name, created_at=utcnow(), **values))
+            return conn.execute(update(_U).where(_U.c.name == name).values(**values)).rowcount == 1
 
     def get_user(self, name: str) -> dict | None:
-        """{"name", "role", "password_hash"} or None."""
+        """{"name", "role", "password_hash", "disabled", "session_version"} or None."""
         with self._read() as conn:
-            row = conn.execute(select(_U.c.name, _U.c.role, _U.c.password_hash).where(_U.c.name == name)).first()
+            row = conn.execute(select(*_USER_COLUMNS).where(_U.c.name == name)).first()
         return dict(row._mapping) if row else None
 
     def list_users(self) -> list[dict]:
         with self._read() as conn:
-            return [dict(r._mapping) for r in conn.execute(select(_U.c.name, _U.c.role).order_by(_U.c.name))]
+            return [dict(r._mapping) for r in conn.execute(select(_U.c.name, _U.c.role, _U.c.disabled)
+                                                           .order_by(_U.c.name))]
+
+    def count_users(self, *, role: str | None = None, enabled_only: bool = False) -> int:
+        q = select(func.count()).select_from(_U)
+        if role is not None:
+            q = q.where(_U.c.role == role)
+        if enabled_only:
+            q = q.where(_U.c.disabled.is_(False))
+        with self._read() as conn:
+            return conn.execute(q).scalar() or 0
+
+    # --- workspace flags and the security log ------------------------------------------------
+    def set_flag(self, key: str, value: str = "true") -> None:
+        try:
+            with self._write() as conn:
+                if conn.execute(select(_FLAG.c.key).where(_FLAG.c.key == key)).first() is None:
+                    conn.execute(insert(_FLAG).values(key=key, value=value, set_at=utcnow()))
+        except IntegrityError:
+            pass  # set by another process meanwhile
+
+    def flag(self, key: str) -> str | None:
+        with self._read() as conn:
+            return conn.execute(select(_FLAG.c.value).where(_FLAG.c.key == key)).scalar()
+
+    def add_security_event(self, kind: str, detail: str, who: str | None = None, client: str | None = None,
+                           at: datetime | None = None) -> None:
+        with self._write() as conn:
+            conn.execute(insert(_SEC).values(at=at or utcnow(), kind=kind[:40], who=who and who[:200],
+                                             client=client and client[:200], detail=detail))
+
+    def security_events(self, *, since: datetime | None = None, kinds: tuple[str, ...] | None = None,
+                        who: str | None = None, client: str | None = None, limit: int | None = None) -> list[dict]:
+        """Security events, oldest first (the newest `limit` when given)."""
+        q = select(_SEC)
+        if since is not None:
+            q = q.where(_SEC.c.at >= since)
+        if kinds:
+            q = q.where(_SEC.c.kind.in_(kinds))
+        if who is not None:
+            q = q.where(_SEC.c.who == who)
+        if client is not None:
+            q = q.where(_SEC.c.client == client)
+        q = q.order_by(_SEC.c.id.desc())
+        if limit is not None:
+            q = q.limit(limit)
+        with self._read() as conn:
+            rows = [dict(r) for r in conn.execute(q).mappings()]
+        return [{**r, "at": _utc(r["at"])} for r in reversed(rows)]
 
     # --- runs --------------------------------------------------------------------------------
     def save_run(self, run: Run) -> None:

@@ -120,3 +120,32 @@ class UserRow(Base):
     role: Mapped[str] = mapped_column(String(16), nullable=False)
     password_hash: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    disabled: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default="0")
+    # Bumped by every change of password, role or disabled: open sessions carry the version they
+    # signed in at (workbench.auth.session_proof) and end when it moves.
+    session_version: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
+
+
+class SecurityEventRow(Base):
+    """The security log (workbench.security_log): failed and throttled sign-ins, account and role
+    changes, refused actions, refused jobs, record problems. Read by admins only."""
+
+    __tablename__ = "security_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    kind: Mapped[str] = mapped_column(String(40))
+    who: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    client: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    detail: Mapped[str] = mapped_column(Text)
+    __table_args__ = (Index("ix_security_events_kind_who_at", "kind", "who", "at"),
+                      Index("ix_security_events_kind_client_at", "kind", "client", "at"))
+
+
+class WorkspaceFlagRow(Base):
+    """Facts about the workspace every client must obey, whatever its own settings say: e.g.
+    "sign_in_required" once a process with sign-in on has used the store."""
+
+    __tablename__ = "workspace_flags"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+    set_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
