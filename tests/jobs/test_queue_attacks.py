@@ -233,3 +233,21 @@ def test_a_queued_ingest_of_an_encrypted_pdf_leaves_no_password_in_redis(queue_e
     assert done.status == "finished", done.error
     assert [d.encrypted for d in wb.documents()] == [True]
     assert password.encode() not in _everything_in_redis()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 37: job records in Redis are believed whoever wrote them")
+def test_a_job_record_written_into_redis_is_not_shown_as_what_it_claims(queue_env):
+    name = queue_env["WORKBENCH_QUEUE_NAME"]
+    forged = f"{name}-record"
+    conn = _redis()
+    stamp = datetime.now(UTC).isoformat()
+    conn.set(f"{name}:job:{forged}", json.dumps({
+        "job_id": forged, "kind": "ask", "status": "finished", "progress": 1.0, "run_ids": [f"{forged}-1"],
+        "requested_by": {"name": "Ada Admin", "role": "admin", "via": "local"}, "created_at": stamp}))
+    conn.zadd(f"{name}:jobs", {forged: datetime.now(UTC).timestamp()})
+
+    listed = cli(queue_env, "jobs", "--json")
+    assert listed.returncode == 0, listed.stderr
+    (row,) = _rows(listed.stdout)
+    assert row["job_id"] == forged and row["status"] == "failed" and row["run_ids"] == [], row
+    assert row["requested_by"] is None and "not signed" in row["error"], row
