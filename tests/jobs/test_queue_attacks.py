@@ -246,3 +246,20 @@ def test_a_job_record_written_into_redis_is_not_shown_as_what_it_claims(queue_en
     (row,) = _rows(listed.stdout)
     assert row["job_id"] == forged and row["status"] == "failed" and row["run_ids"] == [], row
     assert row["requested_by"] is None and "not signed" in row["error"], row
+
+
+def test_a_signed_job_copied_under_another_id_is_refused(queue_env, make_pdf):
+    """Added after the fix (not xfail-first): replaying a signed job as a new one."""
+    info = _submit_as(queue_env, make_pdf, "Rae Reviewer")
+    name = queue_env["WORKBENCH_QUEUE_NAME"]
+    conn = _redis()
+    copy = f"{name}-copy"
+    conn.hset(f"rq:job:{copy}", mapping=conn.hgetall(f"rq:job:{info.job_id}"))
+    conn.rpush(f"rq:queue:{name}", copy)
+
+    _work(queue_env)
+
+    rows = {r["job_id"]: r for r in _rows(cli(queue_env, "jobs", "--json").stdout)}
+    assert rows[copy]["refused"] is True and "signed for job" in rows[copy]["error"], rows[copy]
+    assert rows[info.job_id]["status"] == "finished" and rows[info.job_id]["run_ids"] == [f"{info.job_id}-1"]
+    assert [r["run_id"] for r in _rows(cli(queue_env, "runs", "--json").stdout)] == [f"{info.job_id}-1"]
