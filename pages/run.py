@@ -58,7 +58,7 @@ elif clicked and not questions:
     st.error("Type a question (or a checklist, one question per line) first.")
 elif clicked:
     try:
-        job = wb.submit("ask", questions=questions, document_ids=doc_ids, backend=backend)
+        job = wb.submit("ask", questions=questions, document_ids=doc_ids, backend=backend, identity=state.identity())
     except Exception as e:  # noqa: BLE001 - user errors worded by the service, bugs shown as such
         show_error(e)
     else:

@@ -661,7 +661,9 @@ def _submit(wb, args: argparse.Namespace, jobs: list[dict[str, Any]]) -> int:
 def _job_row(info) -> dict[str, Any]:
     return {"job_id": info.job_id, "kind": info.kind, "status": info.status, "progress": round(info.progress, 3),
             "message": info.message, "attempts": info.attempts, "run_ids": info.run_ids,
-            "document_ids": info.document_ids, "error": info.error, "created_at": info.created_at.isoformat(),
+            "document_ids": info.document_ids, "error": info.error, "refused": info.refused,
+            "requested_by": info.requested_by.name if info.requested_by else None,
+            "created_at": info.created_at.isoformat(),
             "ended_at": info.ended_at.isoformat() if info.ended_at else None}
 
 

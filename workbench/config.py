@@ -115,6 +115,10 @@ class Settings(BaseSettings):
     queue_name: str = Field("workbench", description=(
         "RQ queue name, also the prefix of the job records in Redis: one per workspace sharing a Redis."))
     job_timeout: int = Field(3600, description="Seconds one job may run before the worker stops it.")
+    queue_key: str | None = Field(None, description=(
+        "Key that signs every queued job (workbench/jobs/envelope.py); workers refuse a job it does not "
+        "sign. Unset: a random key in data_dir/queue.key. The app, the CLI and every worker need the same "
+        "key; whoever can only reach Redis must not have it."))
 
     # --- pipeline ----------------------------------------------------------------------------
     backend: str = Field("rules", description="Who does the thinking: rules (offline) or openai (an OpenAI-compatible endpoint).")

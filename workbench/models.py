@@ -542,7 +542,7 @@ class JobInfo(BaseModel):
     check) and where it stands. Its stage events are kept beside it (Workbench.job_events)."""
 
     job_id: str
-    kind: JobKind
+    kind: JobKind | Literal["unknown"]  # unknown: a refused job whose record proves no kind
     status: JobStatus = "queued"
     progress: float = 0.0  # 0..1
     message: str = ""  # the latest stage event, in words
@@ -551,6 +551,8 @@ class JobInfo(BaseModel):
     run_ids: list[str] = Field(default_factory=list)  # ask: the runs stored, once finished
     result: list[dict[str, Any]] = Field(default_factory=list)  # verify: one row per claim
     error: str | None = None  # why it failed, in words
+    refused: bool = False  # never run: its queue record was not what the workbench signed (error says why)
+    requested_by: Identity | None = None  # who asked, as the signed job proves it (None: sign-in off)
     created_at: datetime = Field(default_factory=utcnow)
     started_at: datetime | None = None
     ended_at: datetime | None = None

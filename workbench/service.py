@@ -365,17 +365,23 @@ class Workbench:
 
     def submit(self, kind: str, *, questions: list[str] | None = None, claims: list[str] | None = None,
                document_ids: list[str] | None = None, paths: list[str | Path] | None = None,
-               backend: str | None = None, source_type: str | None = None, password: str | None = None):
+               backend: str | None = None, source_type: str | None = None, password: str | None = None,
+               identity: Identity | None = None):
         """Queue a job → JobInfo: "ingest" (paths: open, keep and index), "index" (document_ids),
         "ask" (questions over document_ids and/or paths: one run per question) or "verify"
-        (claims). Bad input is refused here, before anything is queued."""
+        (claims). Bad input is refused here, before anything is queued. `identity` (who asked,
+        sign-in on) travels signed with the job. A `password` is never queued: the PDFs it opens
+        are opened and stored here, and the job names their stored ids."""
         if kind not in ("ingest", "index", "ask", "verify"):
             raise WorkbenchError(f"unknown job kind {kind!r}: use ingest, index, ask or verify")
         files = [str(Path(p).resolve()) for p in paths or []]
         if not files and not document_ids:
             raise WorkbenchError("No documents given: name PDF files or stored document ids for the job.")
+        if password:
+            opened = [self.ingest(Path(f), password=password, source_type=source_type).id for f in files]
+            document_ids, files = list(dict.fromkeys([*(document_ids or []), *opened])), []
         payload: dict = {"document_ids": list(document_ids or []), "paths": files, "backend": backend,
-                         "source_type": source_type, "password": password}
+                         "source_type": source_type}
         if kind == "ask":
             payload["questions"] = [" ".join(q.split()) for q in questions or [] if q and q.strip()]
             if not payload["questions"]:
@@ -384,7 +390,7 @@ class Workbench:
             payload["claims"] = [c for c in claims or [] if c and c.strip()]
             if not payload["claims"]:
                 raise WorkbenchError("No claim given: write one claim per line.")
-        return self.jobs.submit(kind, payload)
+        return self.jobs.submit(kind, payload, identity)
 
     def job(self, job_id: str):
         """A job's JobInfo (NotFoundError when unknown)."""

@@ -60,6 +60,43 @@ def test_a_job_that_fails_says_why_and_is_not_retried(queue_env, tmp_path):
     assert f"{job}: " in waited.stderr
 
 
+def _signed_in(queue_env):
+    from workbench.config import Settings
+    from workbench.service import Workbench
+
+    wb = Workbench(Settings(data_dir=Path(queue_env["WORKBENCH_DATA_DIR"]), sign_in=True))
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+    return wb
+
+
+def test_a_job_says_who_asked_with_the_role_the_store_gives_when_it_runs(queue_env, make_pdf):
+    from workbench.models import Identity
+
+    wb = _signed_in(queue_env)
+    info = wb.submit("ingest", paths=[make_pdf([POLICY])], identity=Identity(name="Rae Reviewer", role="reviewer"))
+    assert info.requested_by.name == "Rae Reviewer"
+    wb.add_user("Rae Reviewer", "adjudicator", "correct horse battery")  # promoted while the job waits
+    worker = start_worker(queue_env, "--burst")
+    assert worker.wait(timeout=600) == 0, worker.stderr.read()
+    (done,) = wb.wait([info.job_id], timeout=60)
+    assert done.status == "finished" and not done.refused, done.error
+    assert (done.requested_by.name, done.requested_by.role) == ("Rae Reviewer", "adjudicator")
+    (row,) = _rows(cli(queue_env, "jobs", "--json").stdout)
+    assert row["requested_by"] == "Rae Reviewer" and row["refused"] is False
+
+
+def test_a_job_asked_for_by_an_account_that_does_not_exist_is_refused(queue_env, make_pdf):
+    from workbench.models import Identity
+
+    wb = _signed_in(queue_env)
+    info = wb.submit("ingest", paths=[make_pdf([POLICY])], identity=Identity(name="Nobody", role="admin"))
+    worker = start_worker(queue_env, "--burst")
+    assert worker.wait(timeout=600) == 0, worker.stderr.read()
+    (done,) = wb.wait([info.job_id], timeout=60)
+    assert done.status == "failed" and done.refused and "Nobody" in done.error and done.requested_by is None
+    assert wb.documents() == []
+
+
 def test_without_a_queue_url_queue_is_refused_with_the_way_out(data_dir, make_pdf, monkeypatch):
     from tests.conftest import ROOT
 
@@ -85,11 +122,14 @@ def test_crash_drill_a_worker_killed_mid_run_loses_nothing_and_duplicates_nothin
     from redis import Redis
     from rq import Queue, Worker
 
+    from workbench.config import Settings
+    from workbench.jobs.envelope import queue_key
     from workbench.jobs.rq_queue import Records
 
     conn = Redis.from_url(queue_env["WORKBENCH_QUEUE_URL"])
     queue = Queue(queue_env["WORKBENCH_QUEUE_NAME"], connection=conn)
-    records = Records(conn, queue_env["WORKBENCH_QUEUE_NAME"])
+    records = Records(conn, queue_env["WORKBENCH_QUEUE_NAME"],
+                      queue_key(Settings(data_dir=Path(queue_env["WORKBENCH_DATA_DIR"]))))
     workers = [start_worker(queue_env), start_worker(queue_env)]
     try:
         victim, killed_job = _freeze_a_worker_mid_run(workers, queue, records, Worker)

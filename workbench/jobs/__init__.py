@@ -9,7 +9,12 @@ Why RQ: Redis only (already part of the team setup), plain Python functions as j
 ids (a job's runs are stored once, keyed by it), retries, and registries that notice a worker
 that died mid-job (its heartbeat stops) and hand the job to another worker. Dramatiq would do
 too; Celery's Redis transport only redelivers an unacknowledged job after its visibility
-timeout (an hour by default) and brings far more machinery than four job kinds need."""
+timeout (an hour by default) and brings far more machinery than four job kinds need.
+
+A job is a kind from the closed list (JobKind) and JSON arguments, never a function or an
+object: on RQ it travels signed (workbench.jobs.envelope) and a worker refuses a record the
+queue key does not sign; no secret (a PDF password) is put in a job (service.submit opens such
+a PDF in the submitting process and queues its stored id)."""
 
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from workbench.errors import NotFoundError, WorkbenchError
-from workbench.models import JobInfo, JobKind, StageEvent, utcnow
+from workbench.models import Identity, JobInfo, JobKind, StageEvent, utcnow
 
 DONE = ("finished", "failed")
 
@@ -38,7 +43,7 @@ def failure_message(exc: BaseException) -> str:
 
 
 class JobQueue(Protocol):
-    def submit(self, kind: JobKind, payload: dict[str, Any]) -> JobInfo: ...
+    def submit(self, kind: JobKind, payload: dict[str, Any], identity: Identity | None = None) -> JobInfo: ...
     def get(self, job_id: str) -> JobInfo: ...
     def list(self) -> list[JobInfo]: ...
     def events(self, job_id: str) -> list[StageEvent]: ...
@@ -66,8 +71,9 @@ class InProcessQueue:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="workbench-job")
 
-    def submit(self, kind: JobKind, payload: dict[str, Any]) -> JobInfo:
-        info = JobInfo(job_id=new_job_id(), kind=kind, document_ids=list(payload.get("document_ids") or []))
+    def submit(self, kind: JobKind, payload: dict[str, Any], identity: Identity | None = None) -> JobInfo:
+        info = JobInfo(job_id=new_job_id(), kind=kind, document_ids=list(payload.get("document_ids") or []),
+                       requested_by=identity)
         with self._lock:
             self._jobs[info.job_id] = info
             self._events[info.job_id] = []

@@ -73,6 +73,5 @@ def _documents(wb, payload: dict[str, Any]) -> list[str]:
     """The payload's stored document ids plus its PDF paths, ingested here when not stored yet."""
     ids = list(payload.get("document_ids") or [])
     for p in payload.get("paths") or []:
-        ids.append(wb.ingest(Path(p), password=payload.get("password"),
-                             source_type=payload.get("source_type")).id)
+        ids.append(wb.ingest(Path(p), source_type=payload.get("source_type")).id)  # no password is ever queued
     return list(dict.fromkeys(ids))
