@@ -16,8 +16,10 @@ from workbench.errors import ConfigError, TooLargeError
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = sorted((ROOT / "workbench").rglob("*.py"))
 # The processes' entry points: they load the settings once and pass them down.
+# The viewer's HTTP routes (and the link keys they check) run outside any Streamlit session: entry
+# points of their own, like the worker.
 ENTRY_POINTS = {"workbench/config.py", "workbench/cli.py", "workbench/ui/workspace.py", "workbench/ui/launch.py",
-                "workbench/jobs/rq_queue.py"}
+                "workbench/jobs/rq_queue.py", "workbench/ui/viewer/routes.py", "workbench/ui/viewer/access.py"}
 
 
 def rel(path: Path) -> str:

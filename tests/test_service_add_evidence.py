@@ -129,7 +129,9 @@ def test_evidence_from_a_document_the_run_did_not_read_is_refused(wb, make_pdf):
 @pytest.fixture
 def signed_in_cli(wb, monkeypatch):  # noqa: F811
     """Sign-in on for the CLI, with a reviewer account; the CLI shares the fixture's store."""
-    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+    wb.add_user("Ada Admin", "admin", "correct horse admin")  # the data folder's owner makes the first
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery",
+                identity=wb.sign_in("Ada Admin", "correct horse admin"))
     monkeypatch.setenv("WORKBENCH_SIGN_IN", "true")
     get_settings.cache_clear()
     yield wb

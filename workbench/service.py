@@ -374,6 +374,8 @@ class Workbench:
         are opened and stored here, and the job names their stored ids."""
         if kind not in ("ingest", "index", "ask", "verify"):
             raise WorkbenchError(f"unknown job kind {kind!r}: use ingest, index, ask or verify")
+        if identity is not None and self.sign_in_required():
+            identity = self.identity(identity)  # a job names only a session the store still holds
         files = [str(Path(p).resolve()) for p in paths or []]
         if not files and not document_ids:
             raise WorkbenchError("No documents given: name PDF files or stored document ids for the job.")
@@ -640,6 +642,12 @@ class Workbench:
                                  "`user role` or `user disable`, never by adding it again")
         self._security("account_added", {"account": name, "role": role}, who=by)
         return Identity(name=name, role=role, via="oidc" if oidc else "local")
+
+    def account_active(self, name: str) -> bool:
+        """Whether a local account of this name exists and is not disabled (the viewer's links
+        ask on every request, so a removed or disabled account reads nothing more)."""
+        user = self.store.get_user(" ".join((name or "").split()))
+        return user is not None and not user.get("disabled")
 
     def _account(self, name: str) -> dict:
         user = self.store.get_user(" ".join((name or "").split()))

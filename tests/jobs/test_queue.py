@@ -65,17 +65,21 @@ def _signed_in(queue_env):
     from workbench.service import Workbench
 
     wb = Workbench(Settings(data_dir=Path(queue_env["WORKBENCH_DATA_DIR"]), sign_in=True))
-    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+    wb.add_user("Ada Admin", "admin", "correct horse admin")  # the first account is an admin's
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery", identity=_ada(wb))
     return wb
 
 
+def _ada(wb):
+    return wb.sign_in("Ada Admin", "correct horse admin")
+
+
 def test_a_job_says_who_asked_with_the_role_the_store_gives_when_it_runs(queue_env, make_pdf):
-    from workbench.models import Identity
 
     wb = _signed_in(queue_env)
-    info = wb.submit("ingest", paths=[make_pdf([POLICY])], identity=Identity(name="Rae Reviewer", role="reviewer"))
+    info = wb.submit("ingest", paths=[make_pdf([POLICY])], identity=wb.sign_in("Rae Reviewer", "correct horse battery"))
     assert info.requested_by.name == "Rae Reviewer"
-    wb.add_user("Rae Reviewer", "adjudicator", "correct horse battery")  # promoted while the job waits
+    wb.set_role("Rae Reviewer", "adjudicator", identity=_ada(wb))  # promoted while the job waits
     worker = start_worker(queue_env, "--burst")
     assert worker.wait(timeout=600) == 0, worker.stderr.read()
     (done,) = wb.wait([info.job_id], timeout=60)
@@ -86,10 +90,15 @@ def test_a_job_says_who_asked_with_the_role_the_store_gives_when_it_runs(queue_e
 
 
 def test_a_job_asked_for_by_an_account_that_does_not_exist_is_refused(queue_env, make_pdf):
+    from workbench.errors import SignInError
     from workbench.models import Identity
 
     wb = _signed_in(queue_env)
-    info = wb.submit("ingest", paths=[make_pdf([POLICY])], identity=Identity(name="Nobody", role="admin"))
+    pdf = str(make_pdf([POLICY]))
+    with pytest.raises(SignInError):  # the service queues only a session the store holds...
+        wb.submit("ingest", paths=[pdf], identity=Identity(name="Nobody", role="admin"))
+    # ...and a worker re-reads the account of one signed by any process holding the queue key
+    info = wb.jobs.submit("ingest", {"document_ids": [], "paths": [pdf]}, Identity(name="Nobody", role="admin"))
     worker = start_worker(queue_env, "--burst")
     assert worker.wait(timeout=600) == 0, worker.stderr.read()
     (done,) = wb.wait([info.job_id], timeout=60)

@@ -144,13 +144,13 @@ def test_a_well_shaped_job_without_a_valid_signature_is_refused(queue_env, make_
 def _submit_as(queue_env, make_pdf, who: str):
     """A real job, queued through the service by a signed-in user."""
     from workbench.config import Settings
-    from workbench.models import Identity
     from workbench.service import Workbench
 
     wb = Workbench(Settings(data_dir=Path(queue_env["WORKBENCH_DATA_DIR"]), sign_in=True))
-    wb.add_user(who, "reviewer", "correct horse battery")
+    wb.add_user("Ada Admin", "admin", "correct horse admin")  # the first account is an admin's
+    wb.add_user(who, "reviewer", "correct horse battery", identity=wb.sign_in("Ada Admin", "correct horse admin"))
     return wb.submit("ask", questions=["How long must audit logs be retained?"],
-                     paths=[make_pdf([POLICY], name="policy.pdf")], identity=Identity(name=who, role="reviewer"))
+                     paths=[make_pdf([POLICY], name="policy.pdf")], identity=wb.sign_in(who, "correct horse battery"))
 
 
 def test_a_signed_job_with_its_identity_changed_is_refused(queue_env, make_pdf):

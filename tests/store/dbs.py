@@ -13,7 +13,8 @@ import pytest
 
 PG_BASE = os.environ.get("WORKBENCH_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
-TABLES = "documents, evidence_ids, runs, run_evidence, review_events"
+TABLES = ("documents", "evidence_ids", "runs", "run_evidence", "review_events", "users", "security_events",
+          "workspace_flags")
 
 
 def _pg_connect():
@@ -49,9 +50,10 @@ def _truncate(url: str) -> None:
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
-            if inspect(conn).has_table("review_events"):
+            present = [t for t in TABLES if inspect(conn).has_table(t)]
+            if "review_events" in present:
                 conn.execute(text("SET LOCAL session_replication_role = replica"))
-                conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
+                conn.execute(text(f"TRUNCATE {', '.join(present)} RESTART IDENTITY CASCADE"))
     finally:
         engine.dispose()
 

@@ -50,6 +50,8 @@ APP_GRANTS = [
     "GRANT SELECT, INSERT, UPDATE, DELETE ON documents, evidence_ids, runs, run_evidence, users TO {app}",
     "GRANT SELECT, INSERT ON review_events TO {app}",
     "GRANT USAGE ON SEQUENCE review_events_id_seq TO {app}",
+    "GRANT SELECT, INSERT ON security_events, workspace_flags TO {app}",
+    "GRANT USAGE ON SEQUENCE security_events_id_seq TO {app}",
 ]
 
 

@@ -88,7 +88,8 @@ def test_signed_in_the_viewer_shows_the_page_and_a_browser_without_sign_in_gets_
     doc = wb.ingest(make_pdf([PAGE1, PAGE2], name="policy.pdf"), "policy.pdf", source_type="policy")
     run = seed_run(wb, doc.id, run_id="run-viewer-sign-in")
     rid = run.evidence[1].requirement_id
-    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery")
+    wb.add_user("Ada Admin", "admin", "correct horse admin")  # the first account is an admin's
+    wb.add_user("Rae Reviewer", "reviewer", "correct horse battery", identity=wb.sign_in("Ada Admin", "correct horse admin"))
 
     with AppServer(data, env={"WORKBENCH_SIGN_IN": "true"}, log=tmp_path / "app.log") as url:
         outsider = browser.new_context()  # no sign-in: what anyone who reaches the port holds

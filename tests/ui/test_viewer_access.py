@@ -43,7 +43,9 @@ def _workspace(monkeypatch, make_pdf, *, sign_in: bool, **env: str):
     a = wb.ingest(make_pdf([PAGE1, PAGE2], name="a.pdf"), "a.pdf", source_type="policy")
     b = wb.ingest(make_pdf([SECRET], name="b.pdf"), "b.pdf", source_type="policy")
     if sign_in:
-        wb.add_user(REVIEWER.name, REVIEWER.role, "correct horse battery")
+        wb.add_user("Ada Admin", "admin", "correct horse admin")  # the first account is an admin's
+        wb.add_user(REVIEWER.name, REVIEWER.role, "correct horse battery",
+                    identity=wb.sign_in("Ada Admin", "correct horse admin"))
     monkeypatch.setattr(workspace, "_instance", wb)
     monkeypatch.setattr(render_mod, "_renderer", None)
     monkeypatch.setattr(routes, "_gate", None, raising=False)

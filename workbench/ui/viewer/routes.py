@@ -63,8 +63,9 @@ def _refuse(text: str, status: int, **headers: str) -> Response:
 
 
 def _account_holds(name: str) -> bool:
-    """The store still has this account (one removed since the link was minted has no access)."""
-    return any(u.name == name for u in _workbench().users())
+    """The store still has this account, enabled (one removed or disabled since the link was
+    minted has no access)."""
+    return _workbench().account_active(name)
 
 
 async def _admit(request: Request, doc_id: str) -> tuple[str | None, Response | None]:
