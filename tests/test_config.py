@@ -44,6 +44,25 @@ def test_every_setting_is_described():
     assert not bare, f"settings without a description: {bare}"
 
 
+def test_every_judgment_setting_is_described():
+    from workbench.config import JudgmentSettings
+
+    bare = [n for n, f in JudgmentSettings.model_fields.items() if not (f.description or "").strip()]
+    assert not bare, f"judgment settings without a description: {bare}"
+
+
+def test_judgment_settings_come_from_the_environment_and_the_toml_file_and_refuse_unknown_gates(tmp_path, monkeypatch):
+    toml = tmp_path / "wb.toml"
+    toml.write_text('[judgment]\nmax_proposed = 8\ngates = ["relevance", "hedge"]\n')
+    monkeypatch.setenv("WORKBENCH_CONFIG", str(toml))
+    monkeypatch.setenv("WORKBENCH_JUDGMENT__RELEVANT", "0.7")
+    s = load_settings()
+    assert (s.judgment.relevant, s.judgment.max_proposed, s.judgment.gates) == (0.7, 8, ["relevance", "hedge"])
+    toml.write_text('[judgment]\ngates = ["relevance", "vibes"]\n')
+    with pytest.raises(ConfigError, match="vibes"):
+        load_settings()
+
+
 def test_an_unknown_keyword_is_refused():
     with pytest.raises(ConfigError, match="top_kk"):
         load_settings(top_kk=3)

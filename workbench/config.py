@@ -14,7 +14,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from workbench.errors import ConfigError
@@ -28,8 +28,49 @@ def config_file() -> Path:
     return Path(os.environ.get(CONFIG_ENV) or DEFAULT_CONFIG_FILE)
 
 
+class JudgmentSettings(BaseModel):
+    """What decides every verdict (workbench/judgment): thresholds and the ordered list of gates a
+    quote must pass. Written into every run's audit trail (`settings.judgment`), so an auditor sees
+    what decided. Environment: WORKBENCH_JUDGMENT__RELEVANT=0.55; TOML: a [judgment] table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    relevant: float = Field(0.5, ge=0, le=1, description=(
+        "P(the quote answers the question), from the judge, from which a quote is verified (the "
+        "relevance gate) and an extraction counts as medium confidence."))
+    supported: float = Field(0.5, ge=0, le=1, description=(
+        "P(the span states the claim) from which a claim or an answer sentence is supported (unless a "
+        "calibration on reviewers' labels replaced it)."))
+    extract_floor: float = Field(0.05, ge=0, le=1, description=(
+        "Units less likely than this to answer the question are not even proposed as evidence."))
+    max_proposed: int = Field(12, gt=0, description="Units proposed as evidence per question, best first.")
+    answer_margin: float = Field(0.25, ge=0, le=1, description=(
+        "The offline composer answers with verified quotes within this relevance of the best one; the "
+        "weaker stay listed as unused."))
+    rejected_score_factor: float = Field(0.6, ge=0, le=1, description=(
+        "A relevant quote rejected by a later gate keeps this share of its relevance as its score, so "
+        "it ranks below every verified quote in reviews and calibration."))
+    gates: list[str] = Field(["relevance", "hedge", "fragment", "dangling_reference"], description=(
+        "The gates a quote must pass, in order (workbench/judgment/gates); the first that rejects "
+        "decides the rejection reason. BENCHMARKS.md gives what each is worth."))
+
+    @field_validator("gates")
+    @classmethod
+    def _known_gates(cls, names: list[str]) -> list[str]:
+        from workbench.judgment.gates import GATES
+
+        unknown = [n for n in names if n not in GATES]
+        if unknown:
+            raise ValueError(f"unknown gate(s) {unknown}: the gates are {list(GATES)}")
+        return names
+
+
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="WORKBENCH_", extra="forbid")
+    model_config = SettingsConfigDict(env_prefix="WORKBENCH_", extra="forbid", env_nested_delimiter="__")
+
+    # --- judgment ------------------------------------------------------------------------------
+    judgment: JudgmentSettings = Field(default_factory=JudgmentSettings, description=(
+        "Thresholds and gates of every verdict (see JudgmentSettings)."))
 
     # --- workspace ---------------------------------------------------------------------------
     data_dir: Path = Field(Path.home() / ".evidence-workbench",

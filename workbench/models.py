@@ -392,6 +392,7 @@ class Run(BaseModel):
                 "revisions": self.answer.revisions,
                 "stage_timings": self.stage_timings,
                 "backend": self.backend,
+                "settings": self.settings,  # what decided: retrieval, quote limits, judgment thresholds and gates
                 "document_ids": self.document_ids,
                 "usage": {k: u.model_dump() for k, u in self.usage.items()},
                 "failures": [f.model_dump() for f in self.failures],

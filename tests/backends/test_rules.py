@@ -224,6 +224,21 @@ def test_verify_uses_the_judge_relevant_quotes_pass_unrelated_ones_are_rejected(
     assert all(v.verification_rationale for v in out)
 
 
+def test_verify_follows_the_judgment_settings_thresholds_and_gates(tmp_path):
+    from workbench.config import JudgmentSettings
+
+    q = "What must employees use for remote access sessions?"
+    plain = ev("REQ-S001", "Employees must use the approved virtual private network for remote access sessions.", 0)
+    hedged = ev("REQ-S002", "Employees should typically use the approved virtual private network for remote "
+                            "access sessions.", 200)
+    [a, b] = RulesBackend(Settings(data_dir=tmp_path)).verify(q, [plain, hedged])
+    assert a.verified and not b.verified and b.rejection_reason == "requires_inference"
+    strict = RulesBackend(Settings(data_dir=tmp_path, judgment=JudgmentSettings(relevant=min(1.0, a.score + 0.01))))
+    assert strict.verify(q, [plain])[0].rejection_reason == "does_not_address_question"
+    no_hedge = RulesBackend(Settings(data_dir=tmp_path, judgment=JudgmentSettings(gates=["relevance", "fragment"])))
+    assert no_hedge.verify(q, [hedged])[0].verified  # a gate the settings leave out does not run
+
+
 def test_support_judges_each_sentence_against_the_evidence_it_cites(backend):
     e = ev("REQ-S001", "Employees must use the approved virtual private network for remote access sessions.", 0)
     out = backend.support(["Employees must use the approved virtual private network [REQ-S001].",

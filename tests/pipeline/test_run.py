@@ -270,3 +270,17 @@ def test_verify_runs_in_batches_with_progress_and_a_failing_batch_only_fails_its
     assert reasons[2:4] == ["backend_error", "backend_error"]
     assert "backend_error" not in reasons[:2] + reasons[4:]
     assert len(run.failures) == 1 and run.failures[0].message == "rate limited"
+
+
+def test_the_judgment_that_decided_is_in_the_audit_trail_and_each_item_carries_its_unit_facts(policy, settings):
+    """Issue 38: an auditor sees the thresholds and gates that decided every verdict; each item
+    carries what the verdict read about its unit, so a later process judges it the same way."""
+    from workbench.models import Run
+
+    run = ask(REMOTE_Q, [policy], settings)
+    trail_settings = run.settings["judgment"]
+    assert trail_settings == settings.judgment.model_dump() and trail_settings["gates"][0] == "relevance"
+    assert run.audit_trail()["evidence_audit_trail"]["settings"]["judgment"] == trail_settings
+    assert all(e.unit is not None for e in run.evidence if e.span is not None)
+    again = Run.model_validate_json(run.model_dump_json())  # as stored and loaded in another process
+    assert [e.unit for e in again.evidence] == [e.unit for e in run.evidence]

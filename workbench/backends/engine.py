@@ -28,16 +28,23 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from workbench.config import JudgmentSettings
+from workbench.judgment.gates import QuoteInput, first_rejection
+from workbench.judgment.gates.dangling_reference import dangling_reference
 from workbench.models import UnitInfo
 from workbench.text import clause_bounds, content_terms
+from workbench.text.lexicon import ENUMERATOR as _ENUM
 from workbench.text.sentences import DOT_LEADERS, FOOTNOTE_MARK, OPEN_WORDS, furniture_between
 from workbench.text.terms import FUNCTION_WORDS, embed_form, stem, surface_forms
 from workbench.text.weights import TermWeights, weights_for
 
-RELEVANT = 0.5  # P(answers the question) from which a quote is verified
-SUPPORTED = 0.5  # P(states the claim) from which a claim or answer sentence is supported
-EXTRACT_FLOOR = 0.05  # units less likely than this to answer are not even proposed
-MAX_PROPOSED = 12  # units proposed per question (best first); the rest are not evidence
+# The defaults of Settings.judgment (described there), for the engine's readers that are handed no
+# settings; the backends pass their own Settings.judgment.
+_JUDGMENT = JudgmentSettings()
+RELEVANT = _JUDGMENT.relevant
+SUPPORTED = _JUDGMENT.supported
+EXTRACT_FLOOR = _JUDGMENT.extract_floor
+MAX_PROPOSED = _JUDGMENT.max_proposed
 SEARCH_K = 40  # segment units asked of the retriever per document and query
 
 
@@ -915,13 +922,15 @@ def lead_of(evidence: Any) -> str:
     return unit.lead_in if unit is not None else ""
 
 
-def judge_evidence(question: str, evidence: Any, relevance: float) -> QuoteVerdict:
+def judge_evidence(question: str, evidence: Any, relevance: float,
+                   judgment: JudgmentSettings | None = None) -> QuoteVerdict:
     """Seed 000's criteria for one evidence item from its quote and its unit facts alone: what
     every backend's verdict rests on, so two backends cannot judge one quote two ways."""
+    j = judgment or _JUDGMENT
     unit = evidence.unit or UnitInfo()
-    kind = clause_kind(question, evidence.exact_quote, evidence.document_id) if relevance >= RELEVANT else None
+    kind = clause_kind(question, evidence.exact_quote, evidence.document_id) if relevance >= j.relevant else None
     return judge_quote(question, evidence.exact_quote, relevance, trimmed_from=unit.trimmed_from,
-                       at_clause=unit.at_clause, kind=kind, lead=unit.lead_in)
+                       at_clause=unit.at_clause, kind=kind, lead=unit.lead_in, judgment=j)
 
 
 # per document: a segment's embed_form -> its row (bounded and locked like _KIND_ROWS)
@@ -1121,71 +1130,6 @@ def navigation_line(text: str, heading: str | None = None) -> bool:
     return bool(bare) and bare == key(_NUMBERING.sub("", " ".join(heading.split())))
 
 
-# --- gates ------------------------------------------------------------------------------------
-HEDGES = re.compile(
-    r"\b(might|perhaps|possibly|probably|likely|arguably|it appears|appears to|seems? to|"
-    r"generally|typically|usually|in some cases|where appropriate|as appropriate)\b", re.I)
-# A pronoun or demonstrative opening the quote points outside it - unless a defined term follows
-# ("This Agreement", "These Terms", "Such Party" are names, not references).
-_OPENING_REF = re.compile(r"^\W*(this|these|those|such|said|it|they|them|its|their|he|she|thereof|the same|"
-                          r"the foregoing|the above|the aforementioned|the preceding)\b(\s+\S+)?", re.I)
-_REF_ANYWHERE = re.compile(
-    r"(\bsee\s+(§|(section|sec\.|article|paragraph|clause|appendix|annex|exhibit|schedule|table|figure)\b)\s*$|"
-    r"\bas (described|set forth|stated|discussed|noted|mentioned) (above|earlier|previously)\b|"
-    r"\bthe foregoing\b|\bthe aforementioned\b|\baforesaid\b)")
-_SUCH = re.compile(r"\b(?:such|SUCH)\s+(?:(?:an?|AN?)\s+(?=[a-zA-Z]))?([a-z][\w-]*|[A-Z][A-Z-]+\b)")
-# "such" before these is no "such <noun>" pointing back: "such as", "to such extent", "used as such in
-# our discretion" (the funds the quote names)
-_SUCH_NO_NOUN = frozenset(["as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case", "way",
-                           "in", "on", "at", "by", "for", "to", "of", "and", "or", "but", "is", "are", "was", "were",
-                           "will", "shall", "may", "under", "with", "without", "from"])
-_DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
-# "this agreement" names the document whatever its case; "this section" would not say which
-_DOCUMENT_NOUNS = frozenset(["agreement", "agreements", "contract", "amendment", "addendum", "lease", "license",
-                             "licence", "guideline", "guidelines", "document", "publication", "standard", "policy",
-                             "memorandum"])
-# "It is expressly agreed that …": an expletive "it" that points at the that-clause it opens
-_EXPLETIVE_IT = re.compile(r"^\W*it\s+is\s+(?:(?:hereby|expressly|further|mutually|specifically|also|understood and)\s+)*"
-                           r"(?:agreed|understood|acknowledged|intended|recogni[sz]ed|stipulated|"
-                           r"the\s+(?:intention|intent|understanding)\s+of\s+the\s+parties)\b[^.;]{0,80}?\bthat\b", re.I)
-_ENUM = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]\s+|§+\s*\d[\w.]*\s+)+")
-
-
-def dangling_reference(quote: str) -> str | None:
-    """The words that make the quote depend on text it does not contain, if any. Defined terms
-    (a capitalised noun after This/These: "This Agreement"; "the Company", "Licensee"), the
-    document itself in any case ("this agreement") and an expletive "It is agreed that …" are
-    self-contained; "Such Party" or "such information" with nothing in the quote to point at is not."""
-    body = _ENUM.sub("", quote, count=1)
-    m = _OPENING_REF.match(body)
-    if m and not _EXPLETIVE_IT.match(body):
-        word = m.group(1).lower()
-        nxt = (m.group(2) or "").strip()
-        # in capitals every word is capitalised ("THIS LIMITATION"); after "This" a word in capitals
-        # is an acronym that names ("This AD applies to …", "This NIST Special Publication …")
-        named = nxt[:1].isupper() and not (m.group(1).isupper() and len(nxt) > 1 and nxt.isupper())
-        if not (word in _DEMONSTRATIVES and (named or nxt.lower().rstrip(",.;:") in _DOCUMENT_NOUNS)):
-            return f"{m.group(1)}{(' ' + nxt) if word in _DEMONSTRATIVES and nxt else ''}"
-    m = _REF_ANYWHERE.search(body)
-    if m:
-        return m.group(0)
-    for m in _SUCH.finditer(body):  # "such breach" after "breaches" points inside; otherwise outside
-        word = m.group(1).lower()
-        if word in _SUCH_NO_NOUN:
-            continue
-        if stem(word) not in set(content_terms(body[:m.start()])):
-            return m.group(0)
-    return None
-
-
-def fragment(quote: str) -> str | None:
-    """Why the quote is not a whole unit of meaning (it starts mid-sentence), or None."""
-    body = _ENUM.sub("", quote, count=1).lstrip("\"'\u201c\u2018([ ")
-    if body[:1].islower() and not _ENUM.match(quote):
-        return "it starts mid-sentence"
-    return None
-
-
 def cut_in_document(text: str, unit_start: int, start: int) -> str | None:
     """Why a quote beginning at `start` inside the document sentence (or list item) that begins
     at `unit_start` is not a whole unit, or None. Whole: it begins the sentence (bullets, change
@@ -1202,11 +1146,6 @@ def cut_in_document(text: str, unit_start: int, start: int) -> str | None:
         return None
     last = " ".join(before.split()[-6:])
     return f"it starts mid-sentence (the sentence reads \"…{last}\" before it)"
-
-
-def hedged(quote: str) -> str | None:
-    m = HEDGES.search(quote)
-    return m.group(0) if m else None
 
 
 def facts_check(claim: str, span: str) -> tuple[bool, str]:
@@ -1310,33 +1249,25 @@ def names_joined(text: str, end: int) -> bool:
 
 
 def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0, at_clause: bool = True,
-                kind: str | None = None, lead: str = "") -> QuoteVerdict:
+                kind: str | None = None, lead: str = "", judgment: JudgmentSettings | None = None) -> QuoteVerdict:
     """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
-    states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference).
-    `kind`: the kind of clause the quote is, as the question asks (clause_kind), for the rationale;
-    `lead`: the lead-in of the list the quote is an item of, which the relevance read with it."""
+    states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference)
+    — the gates `judgment.gates` names, in order (workbench/judgment/gates). `kind`: the kind of
+    clause the quote is, as the question asks (clause_kind), for the rationale; `lead`: the lead-in
+    of the list the quote is an item of, which the relevance read with it."""
+    j = judgment or _JUDGMENT
     q = " ".join(quote.split())
+    unit = UnitInfo(lead_in=lead, trimmed_from=trimmed_from, at_clause=at_clause)
+    hit = first_rejection(QuoteInput(question, q, relevance, unit, j.relevant), j.gates)
+    if hit is not None:
+        return QuoteVerdict(False, hit.reason, hit.rationale,
+                            relevance if hit.keeps_score else relevance * j.rejected_score_factor)
     cut = "cut at a clause boundary" if at_clause else "cut at the word limit: no clause ends within it"
     part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, {cut})" if trimmed_from else ""
     if lead:
         part += f'; read as an item of the list introduced by "{lead_tail(lead)}"'
-    if kind and relevance >= RELEVANT:
+    if kind and relevance >= j.relevant:
         part = f"; a {kind} clause, the kind the question asks about" + part
-    if relevance < RELEVANT:
-        return QuoteVerdict(False, "does_not_address_question",
-                            f"Does not answer the question (relevance {relevance:.2f}, needs {RELEVANT:.2f}).", relevance)
-    h = hedged(q)
-    if h:
-        return QuoteVerdict(False, "requires_inference", f"Answers the question (relevance {relevance:.2f}) but is "
-                            f"hedged ('{h}'): it suggests rather than states, so it would require inference.",
-                            relevance * 0.6)
-    f = fragment(q) if not lead else None  # a bulleted item continues its lead-in: "… should be considered: • peer …"
-    if f:
-        return QuoteVerdict(False, "incomplete_quote", f"Not a whole sentence: {f}.", relevance * 0.6)
-    d = dangling_reference(q)
-    if d:
-        return QuoteVerdict(False, "incomplete_quote", f"Not self-contained: '{d}' refers to text outside the quote.",
-                            relevance * 0.6)
     return QuoteVerdict(True, None, f"Answers the question (relevance {relevance:.2f}); states it without hedging; "
                         f"self-contained{part}.", relevance)
 

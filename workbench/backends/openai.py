@@ -562,7 +562,7 @@ class OpenAIBackend:
             return Verification(requirement_id=ev.requirement_id, verified=False, rejection_reason="backend_error",
                                 verification_rationale=f"The LLM verdict failed: {exc}", verifier=VERIFIER), exc
         q = engine.judge_evidence(question, ev, float(engine.SCORES("relevance", question, [engine.judged_text(ev)],
-                                                                    [ev.document_id])[0]))
+                                                                    [ev.document_id])[0]), self.settings.judgment)
         return self._combine(ev.requirement_id, llm, q), None
 
     def _verify_schema(self, scale: float = 1.0) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import get_args
 
 from workbench.backends import engine
 from workbench.backends.base import ExtractContext
-from workbench.config import Settings
+from workbench.config import JudgmentSettings, Settings
 from workbench.models import (
     Candidate,
     Chunk,
@@ -226,7 +226,6 @@ def extract_from_text(text: str, offset: int, question: str | None, min_words: i
 _NEGATIVE = re.compile(r"\b(?:must\s+not|shall\s+not|may\s+not|prohibit\w*|forbidden|not\s+permitted|"
                        r"(?:is|are)\s+not\s+required|never|no\s+\w+\s+(?:shall|may|must))\b", re.IGNORECASE)
 MAX_STATEMENTS = 8
-ANSWER_MARGIN = 0.25  # compose from quotes within this relevance of the best one
 
 
 _FOOTNOTE_TAIL = re.compile(r"(?<=[.)])\d{1,3}(?:\s+\d{1,3})*$")  # "platforms.23", "accounts.24 25"
@@ -328,18 +327,18 @@ def _items_after_their_lead(quotes: list[Evidence]) -> list[Evidence]:
     return out
 
 
-def _items_of_lead_ins(units: list, rel, chosen: list[int]) -> list[int]:
+def _items_of_lead_ins(units: list, rel, chosen: list[int], judgment: JudgmentSettings) -> list[int]:
     """The chosen units, best first, then the items of each chosen lead-in likely to answer
-    (relevance >= engine.RELEVANT) that the limit on proposals left out: "The following biometric
+    (relevance >= judgment.relevant) that the limit on proposals left out: "The following biometric
     data shall be collected from each PIV applicant:" proposed without "+ An electronic facial
     image." says only that a list follows."""
     out = list(chosen)
     for i in chosen:
-        if rel[i] < engine.RELEVANT or not engine.leads_a_list(units[i].text):
+        if rel[i] < judgment.relevant or not engine.leads_a_list(units[i].text):
             continue
         lead = _squash(units[i].text)
         items = [j for j in range(len(units)) if j not in out and units[j].document_id == units[i].document_id
-                 and units[j].start > units[i].start and rel[j] >= engine.EXTRACT_FLOOR
+                 and units[j].start > units[i].start and rel[j] >= judgment.extract_floor
                  and (said := _squash(units[j].lead)) and lead.endswith(said)]
         out += sorted(items, key=lambda j: units[j].start)[:engine.LIST_ITEMS_MAX]
     return out
@@ -480,11 +479,12 @@ class RulesBackend:
         units = engine.units_for(question, context, ranges, min_words=lo, max_words=hi)
         rel = engine.SCORES("relevance", question, [u.judged for u in units], [u.document_id for u in units])
         order = engine.apart(units, sorted(range(len(units)), key=lambda i: (-rel[i], units[i].document_id, units[i].start)))
-        chosen = [i for i in order[:engine.MAX_PROPOSED] if rel[i] >= engine.EXTRACT_FLOOR]
-        for i in _items_of_lead_ins(units, rel, chosen):
+        j = self.settings.judgment
+        chosen = [i for i in order[:j.max_proposed] if rel[i] >= j.extract_floor]
+        for i in _items_of_lead_ins(units, rel, chosen, j):
             u = units[i]
             ch = next((c for c in chunks if c.document_id == u.document_id and c.start <= u.start < c.end), None)
-            conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= engine.RELEVANT else "low"
+            conf: Confidence = "high" if rel[i] >= 0.8 else "medium" if rel[i] >= j.relevant else "low"
             out.append(Candidate(exact_quote=u.text, chunk_id=ch.chunk_id if ch else f"{u.document_id[:8]}-s{u.start}",
                                  document_id=u.document_id,
                                  section_heading=context.heading_at(u.document_id, u.start) or (ch.section_heading if ch else None),
@@ -514,7 +514,7 @@ class RulesBackend:
         rel = _relevance(question, evidence)
         out = []
         for e, r in zip(evidence, rel, strict=True):
-            v = engine.judge_evidence(question, e, float(r))
+            v = engine.judge_evidence(question, e, float(r), self.settings.judgment)
             reason = v.reason if v.reason in _REASONS else (None if v.verified else "does_not_address_question")
             out.append(Verification(requirement_id=e.requirement_id, verified=v.verified, rejection_reason=reason,
                                     verification_rationale=v.rationale, score=float(min(1.0, max(0.0, v.score))),
@@ -533,7 +533,7 @@ class RulesBackend:
                 exclude.update(ID_RE.findall(m.group(1)))
         scores = _relevance(question, verified)
         if scores:  # answer with the evidence that answers best; the weaker stays listed as unused
-            floor = max(scores) - ANSWER_MARGIN
+            floor = max(scores) - self.settings.judgment.answer_margin
             exclude |= {e.requirement_id for e, r in zip(verified, scores, strict=True) if r < floor}
         cuts, joined = unit_cuts(verified)
         draft = compose_from_quotes(verified, exclude, cuts=cuts, joined=joined)

@@ -1,12 +1,28 @@
-"""Judgment: whether a span answers a question or states a claim.
+"""Judgment: whether a span answers a question or states a claim, the same for every backend.
 
-A learned cross-encoder scores relevance (question, span) and support (claim, span), calibrated
-(`model`); facts (jurisdictions, dates, periods, amounts, percentages) are read and compared
-deterministically (`facts`), so a claim is supported only by a span that states the same fact.
-UI-free; onnxruntime and tokenizers at run time, no torch."""
+- `gates`: the named rules a quote must pass after the judge's relevance, in the order
+  Settings.judgment.gates gives; each a small module with `check(QuoteInput) -> GateResult | None`.
+- `facts`: facts (jurisdictions, dates, periods, amounts, percentages) read and compared
+  deterministically, so a claim is supported only by a span that states the same fact.
+- `topics`: the clause-topic model (which kind of clause a question asks about).
+- `model`: a learned cross-encoder (relevance, support), shipped but not yet the product's scorer.
 
-from workbench.judgment.facts import Fact, FactCheck, compare, extract
-from workbench.judgment.model import Judgement, ModelJudge, judge_support, rationale, relevance, support
+Submodules load on first use (`from workbench.judgment import model`), so reading a gate or the
+settings never loads onnxruntime. UI-free; no torch at run time."""
 
-__all__ = ["Fact", "FactCheck", "Judgement", "ModelJudge", "compare", "extract", "judge_support", "rationale", "relevance",
-           "support"]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {"Fact": "facts", "FactCheck": "facts", "compare": "facts", "extract": "facts",
+         "Judgement": "model", "ModelJudge": "model", "judge_support": "model", "rationale": "model",
+         "relevance": "model", "support": "model"}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"workbench.judgment.{_LAZY[name]}"), name)
+    raise AttributeError(name)

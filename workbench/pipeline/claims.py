@@ -82,7 +82,7 @@ def check_claims(claims: list[str], docs: Sequence[ParsedDoc], *, retriever: Seg
             out.append(ClaimCheck(claim=claim, supported=False, score=0.0, reason="Empty claim: nothing to check."))
             continue
         verdict, top = check_claim(text, docs, retriever=retriever, min_words=lo, max_words=max(hi, EVIDENCE_MAX_WORDS),
-                                   threshold=engine.SUPPORTED if threshold is None else threshold)
+                                   threshold=settings.judgment.supported if threshold is None else threshold)
         evidence = [doc.span(u.start, u.end) for doc, u in top]
         out.append(ClaimCheck(claim=claim, supported=verdict.supported, score=verdict.score,
                               reason=verdict.reason, evidence=evidence))

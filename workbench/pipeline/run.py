@@ -46,6 +46,7 @@ def settings_used(settings: Settings, backend_name: str) -> dict[str, Any]:
     keys = ["top_k", "chunk_words", "vector_weight", "max_revisions", "quote_min_words", "quote_max_words"]
     out: dict[str, Any] = {k: getattr(settings, k) for k in keys}
     out["backend"] = backend_name
+    out["judgment"] = settings.judgment.model_dump()  # the thresholds and gates that decided every verdict
     if backend_name == "openai":
         from workbench.redact import redact_url
 

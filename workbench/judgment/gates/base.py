@@ -1,0 +1,26 @@
+"""What a gate reads and what it says: the same input for every backend (the quote, the judge's
+relevance, the unit facts carried on the evidence item), so two backends cannot judge one quote
+two ways."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.models import RejectionReason, UnitInfo
+
+
+@dataclass(frozen=True)
+class QuoteInput:
+    question: str
+    quote: str  # whitespace-normalised
+    relevance: float  # the judge's P(answers the question), read after the unit's lead-in
+    unit: UnitInfo = field(default_factory=UnitInfo)
+    relevant: float = 0.5  # Settings.judgment.relevant
+
+
+@dataclass(frozen=True)
+class GateResult:
+    gate: str  # the gate's name, as in Settings.judgment.gates
+    reason: RejectionReason
+    rationale: str
+    keeps_score: bool = False  # the verdict's score stays the relevance (else × rejected_score_factor)
