@@ -129,7 +129,7 @@ def test_review_orders_put_the_verifier_least_sure_and_reviewers_disagreeing_fir
 def test_a_reviewer_supported_part_of_a_sentence_says_where_words_were_left_out():
     """A reviewer may select part of a sentence; the answer sentence built from it says so, as the
     machine's do for the parts it quotes. A whole sentence or list item gets no ellipsis."""
-    from workbench.backends.rules import quote_cut
+    from workbench.pipeline.compose import quote_cut
 
     part = "the Receiving Party shall return all copies of the Confidential Information"
     added = Evidence(requirement_id="REQ-C009", source_type="contract", document_id="d" * 64, exact_quote=part,

@@ -206,7 +206,7 @@ class _FinalSupport:
 
 def _one_sentence(ev: Evidence) -> str:
     """A human-Supported quote the composer left out, as one sentence citing it."""
-    from workbench.backends.rules import quote_cut, statement
+    from workbench.pipeline.compose import quote_cut, statement
     from workbench.text import split_sentences
 
     parts = [p.rstrip(" .;:!?") for p in split_sentences(statement(ev.exact_quote, quote_cut(ev.exact_quote)))]
@@ -222,7 +222,7 @@ def _machine_sentences(answer: Answer) -> list[str]:
 def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], human_supported: set[str]) -> Answer:
     """The answer over the finally supported items (in `supported` order): the machine answer
     without what is no longer supported, plus sentences for the items that became supported."""
-    from workbench.backends.rules import compose_from_quotes, quote_cut
+    from workbench.pipeline.compose import compose_from_quotes, quote_cut
     from workbench.pipeline.confidence import grounding_confidence
     from workbench.pipeline.quality import review
     from workbench.text import cited_ids, remove_ids

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from workbench.backends import engine
-from workbench.backends.rules import statement
 from workbench.config import Settings
 from workbench.judgment.gates import fragment as fragment_gate
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE
+from workbench.pipeline.compose import statement
 from workbench.text import content_terms
 
 RESELLER = "BravatekSolutionsInc_20170418_8-K_EX-10.1_10205739_EX-10.1_Reseller Agreement.pdf"

@@ -226,7 +226,7 @@ def test_a_lead_in_brings_its_items_as_candidates(corpus):
 
 
 def test_an_answer_leaves_out_a_lead_in_whose_items_it_does_not_quote():
-    from workbench.backends.rules import compose_from_quotes
+    from workbench.pipeline.compose import compose_from_quotes
 
     def ev(rid: str, quote: str, start: int):
         return _quote_item("d", "statute", rid, quote, start)
@@ -247,7 +247,7 @@ def test_an_answer_keeps_a_lead_in_with_its_items_within_its_limit_of_statements
     four conditions applies to you." and no condition: its item ranked 11th, past the answer's eight
     statements. A lead-in now brings its items up behind it, the list counting as one statement;
     a lead-in past the limit goes, and its items with it."""
-    from workbench.backends.rules import MAX_STATEMENTS, compose_from_quotes
+    from workbench.pipeline.compose import MAX_STATEMENTS, compose_from_quotes
 
     def ev(rid: str, quote: str, start: int):
         return _quote_item("i", "statute", rid, quote, start)
@@ -273,7 +273,7 @@ def test_a_lead_in_ending_in_a_colon_keeps_it_before_its_items():
     [REQ-C096]." - a sentence cut off, to a reader - before the two events it lists. A colon
     lead-in followed by its items ends on its citation and the colon, and each is still a
     sentence of its own for the checks that read the answer sentence by sentence."""
-    from workbench.backends.rules import compose_from_quotes
+    from workbench.pipeline.compose import compose_from_quotes
     from workbench.text import split_sentences
 
     def ev(rid: str, quote: str, start: int):
@@ -301,7 +301,7 @@ def test_an_answer_leaves_out_an_item_that_says_nothing_without_its_lead_in():
     """Goosehead's non-compete items came into a term answer without their lead-in ("Member will
     not, either directly or indirectly, …:"): "Solicit, divert or attempt to solicit …" read as
     an order, the opposite of what the agreement says. An item with its own modal stays."""
-    from workbench.backends.rules import compose_from_quotes
+    from workbench.pipeline.compose import compose_from_quotes
 
     def ev(rid: str, quote: str, start: int):
         return _quote_item("g", "contract", rid, quote, start)

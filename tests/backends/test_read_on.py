@@ -9,8 +9,8 @@ import pytest
 
 from tests.backends.test_rules import ev
 from workbench.backends import engine
-from workbench.backends.rules import compose_from_quotes
 from workbench.config import Settings
+from workbench.pipeline.compose import compose_from_quotes
 from workbench.text.sentences import split_sentences
 
 DEFINED = "This is called a type-stable loop iteration."

@@ -8,9 +8,10 @@ import re
 import pytest
 
 from workbench.backends import engine
-from workbench.backends.rules import MAX_STATEMENTS, RulesBackend, compose_from_quotes, extract_from_text
+from workbench.backends.rules import RulesBackend, extract_from_text
 from workbench.config import Settings
 from workbench.models import Chunk, Evidence, Span
+from workbench.pipeline.compose import MAX_STATEMENTS, compose_answer, compose_from_quotes
 from workbench.text import cited_ids, speculative_terms, split_sentences
 
 
@@ -129,7 +130,7 @@ def test_an_answer_from_part_of_a_sentence_says_where_words_were_left_out(backen
     evidence = engine.with_units(ctx, [ev("REQ-S001", first.exact_quote, first.start)])  # its unit, from the text
     [v] = backend.verify("Within how many hours must the supervisory authority be notified of a breach?", evidence)
     assert v.verified and "quoted in part" in v.verification_rationale
-    draft = backend.compose("q", evidence)
+    draft = compose_answer("q", evidence)
     [sentence] = split_sentences(draft.final_answer)
     before, after = LONG[:first.start].strip(), LONG[first.end:].strip(" .")
     assert sentence.startswith("… ") == bool(before) and sentence.endswith(" … [REQ-S001].") == bool(after)
@@ -142,7 +143,7 @@ def test_a_whole_sentence_is_composed_without_an_ellipsis(backend):
     ctx, got = extract(backend, [quote], question="What must employees use for remote access sessions?")
     evidence = engine.with_units(ctx, [ev("REQ-S001", got[0].exact_quote, got[0].start)])
     backend.verify("What must employees use for remote access sessions?", evidence)
-    assert "…" not in backend.compose("q", evidence).final_answer
+    assert "…" not in compose_answer("q", evidence).final_answer
 
 
 def test_inventory_without_a_question_quotes_each_requirement_of_a_long_sentence():
@@ -209,7 +210,7 @@ def test_speculative_quotes_are_left_out_and_listed_unused_beyond_the_statement_
 def test_compose_drops_ids_that_review_feedback_named(backend):
     verified = [ev("REQ-S001", "Employees must use the approved virtual private network for remote access.", 100),
                 ev("REQ-S002", "Remote sessions shall be terminated after thirty minutes of inactivity.", 500)]
-    draft = backend.compose("q", verified, ['unsupported: [REQ-S002] "Remote sessions…" Unsupported: 1/5 terms.'])
+    draft = compose_answer("q", verified, ['unsupported: [REQ-S002] "Remote sessions…" Unsupported: 1/5 terms.'])
     assert cited_ids(draft.final_answer) == ["REQ-S001"]
     assert draft.unused_requirements == ["REQ-S002"]
 

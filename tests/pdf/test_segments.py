@@ -142,7 +142,7 @@ def test_a_rule_drawn_in_text_under_the_running_header_does_not_cut_a_sentence(c
     """NIST SP 800-171 draws a line of underscores under its running header: between the halves of
     a sentence over a page break, it kept them apart ("… established by the" | "organization")."""
     doc = open_pdf(corpus / "pdfs/regulatory/NIST.SP.800-171r2.pdf")
-    from workbench.backends.rules import statement
+    from workbench.pipeline.compose import statement
 
     seg = _seg_with(doc, "automatic lockouts initiated by systems are")
     assert seg.text.rstrip().endswith("organization (i.e., a delay algorithm).")
@@ -304,7 +304,7 @@ def test_an_inset_page_number_inside_a_page_does_not_cut_a_sentence(corpus: Path
     """EDGAR reprints set several letter pages on one PDF page; their page numbers ("-5-") sit
     mid-page, between the halves of a sentence. They are furniture wherever they stand: the
     sentence is one segment (its quote keeps the number, as over a page break; the answer drops it)."""
-    from workbench.backends.rules import statement
+    from workbench.pipeline.compose import statement
 
     mall = open_pdf(next((corpus / "cuad" / "pdf").glob("AMERICASSHOPPINGMALL*")))
     appoint = _seg_with(mall, "5.4 Each of HDI and the Company shall appoint a")

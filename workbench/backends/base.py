@@ -18,10 +18,6 @@ class Backend(Protocol):
     def verify(self, question: str, evidence: list[Evidence]) -> list[Verification]:
         """One verdict per evidence item (seed 000's three criteria)."""
 
-    def compose(self, question: str, verified: list[Evidence], feedback: list[str] | None = None) -> Draft:
-        """An answer only from verified evidence, every statement citing [REQ-…] IDs.
-        `feedback` carries quality-review findings on a revise pass."""
-
     def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
         """Seed 004's validate step: is each sentence supported by the evidence it may cite?"""
 
@@ -31,6 +27,15 @@ class Backend(Protocol):
 
     def usage(self) -> dict[str, StageUsage]:
         """Cost per stage since the backend was made (for the audit trail)."""
+
+
+class Composer(Protocol):
+    """A backend that writes answers itself (an LLM). One without `compose` (the offline backend)
+    gets the pipeline's answer composed from the verified quotes (workbench.pipeline.compose)."""
+
+    def compose(self, question: str, verified: list[Evidence], feedback: list[str] | None = None) -> Draft:
+        """An answer only from verified evidence, every statement citing [REQ-…] IDs.
+        `feedback` carries quality-review findings on a revise pass."""
 
 
 class ExtractContext(Protocol):

@@ -20,24 +20,20 @@ from workbench.models import (
     Candidate,
     Chunk,
     Confidence,
-    Draft,
     Evidence,
     RejectionReason,
-    RequirementReference,
     SentenceSupport,
     StageUsage,
     Verification,
 )
 from workbench.text import (
-    ID_RE,
     cited_ids,
     clause_bounds,
     content_terms,
-    speculative_terms,
-    split_sentences,
     strip_citations,
 )
-from workbench.text.sentences import FOOTNOTE_MARK, furniture_between
+from workbench.text.lexicon import squash
+from workbench.text.sentences import FOOTNOTE_MARK
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -223,110 +219,6 @@ def extract_from_text(text: str, offset: int, question: str | None, min_words: i
 
 
 # --- compose: statements from quotes, citing inline ----------------------------------------------
-_NEGATIVE = re.compile(r"\b(?:must\s+not|shall\s+not|may\s+not|prohibit\w*|forbidden|not\s+permitted|"
-                       r"(?:is|are)\s+not\s+required|never|no\s+\w+\s+(?:shall|may|must))\b", re.IGNORECASE)
-MAX_STATEMENTS = 8
-
-
-_FOOTNOTE_TAIL = re.compile(r"(?<=[.)])\d{1,3}(?:\s+\d{1,3})*$")  # "platforms.23", "accounts.24 25"
-
-
-_LETTER_ENUM = re.compile(r"^\(?(?:[a-z]|[ivx]{1,4})[.)]\s+(?=\S)")
-
-
-def _without_between_blocks(quote: str) -> str:
-    """A quote whose sentence runs over a page or column break holds, between its halves, the
-    blocks the break put there: a running header or footer, a page number ("Page 55 of 80",
-    "24 FREE CULTURE"). The answer sentence leaves them out (the quote keeps them)."""
-    for a, b in reversed(furniture_between(quote)):
-        quote = quote[:a].rstrip() + "\n" + quote[b:].lstrip()
-    return quote
-
-
-def statement(quote: str, cut: tuple[bool, bool] = (False, False)) -> str:
-    """A quote as an answer sentence body: whitespace collapsed, closing punctuation dropped.
-    `cut`: whether the quote is part of a longer sentence that goes on before / after it; the
-    answer then says so with "…" where words were left out, as the quote's verdict does."""
-    s = re.sub(r"(\w)- (\w)", r"\1-\2", " ".join(_without_between_blocks(quote).split()))
-    s = _FOOTNOTE_TAIL.sub("", s).rstrip(" .;:,")
-    s = _LETTER_ENUM.sub("", s, count=1) or s  # "d. Neither party …" reads as "Neither party …"
-    s = s[:1].upper() + s[1:] if s[:1].islower() else s
-    return f"{'… ' if cut[0] else ''}{s}{' …' if cut[1] else ''}"
-
-
-_ITEM_END = re.compile(r"[;,\u037e]\s*(?:and|or|and/or)\s*$")
-_OPENING_MARK = re.compile(r"^\W*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)])\s")
-
-
-def quote_cut(quote: str) -> tuple[bool, bool]:
-    """Whether a quote, read alone, is part of a longer sentence before / after it: it opens in
-    lower case without an item's mark, or it ends on no sentence's or item's end ("… shall return
-    all copies" is cut; "(b) the copies; and" is a whole item). For a quote whose unit is not known:
-    one a reviewer added or marked supported."""
-    q = " ".join(quote.split()).strip("\u2022\u00b7 ")
-    core = q.rstrip("\"'\u201d\u2019)] ")
-    before = bool(q[:1].islower()) and not _OPENING_MARK.match(q)
-    after = bool(core) and core[-1] not in ".!?;:\u037e" and not _ITEM_END.search(core)
-    return before, after
-
-
-def _squash(text: str) -> str:
-    """Letters and digits only, case folded: what two texts must share to say the same words."""
-    return re.sub(r"[\W_]+", "", text).casefold()
-
-
-def _same_text(a: str, b: str) -> bool:
-    """The same words in the same order, ignoring case, spacing, punctuation and hyphenation."""
-    return _squash(a) == _squash(b)
-
-
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / len(a | b) if a | b else 0.0
-
-
-def _announces(lead: Evidence, item: Evidence) -> bool:
-    """Whether `item` is an item of the list `lead` introduces (its lead-in is lead's quote)."""
-    said, quote = _squash(engine.lead_of(item)), _squash(lead.exact_quote)
-    return bool(said) and item is not lead and (quote.endswith(said) or said.endswith(quote))
-
-
-def _needs_its_lead(item: Evidence) -> bool:
-    """Whether a list item says nothing whole without its lead-in: it was read after one, opens
-    with no subject and states no modal of its own ("(i) Solicit, divert … any business …" after
-    "Member will not, either directly or indirectly, …:"). "The transmission must be initiated by
-    a person other than the provider." and "We validate our tracing techniques …" stand alone."""
-    lead = engine.lead_of(item)
-    if not lead or not engine.leads_a_list(lead):
-        return False
-    said = statement(item.exact_quote)
-    words = re.findall(r"[\w’'-]+", _ITEM_MARK.sub("", said, count=1))
-    has_subject = bool(words) and (words[0].lower() in _SUBJECTS or (
-        len(words) > 1 and words[1].islower() and words[1].endswith("s") and not words[1].endswith("ss")))
-    return not has_subject and not _MODAL_WORD.search(said)
-
-
-_ITEM_MARK = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|\(?[a-z]{1,2}\)|\(?[ivxlc]{1,6}[.)]|[A-Z][.)])\s+")
-_MODAL_WORD = re.compile(r"\b(?:must|shall|may|will|should|can|cannot|would|could|means|includes?)\b", re.I)
-# Words that open a clause with its subject ("We validate …", "The transmission is …"): such an
-# item states something whole though it was read after a lead-in.
-_SUBJECTS = frozenset("""we you i it they he she this these those that each every all any no none the a an such our
-your its their his her there""".split())  # noqa: SIM905
-
-
-def _items_after_their_lead(quotes: list[Evidence]) -> list[Evidence]:
-    """The quotes best first, each lead-in followed by its items: the answer's limit on statements
-    then keeps a lead-in with what it announces ("File Form 1040NR if any of the following four
-    conditions applies to you." cited alone, its conditions cut by the limit, said nothing)."""
-    out: list[Evidence] = []
-    for e in quotes:
-        if e in out:
-            continue
-        out.append(e)
-        if engine.leads_a_list(e.exact_quote):
-            out += [item for item in quotes if item not in out and _announces(e, item)]
-    return out
-
-
 def _items_of_lead_ins(units: list, rel, chosen: list[int], judgment: JudgmentSettings) -> list[int]:
     """The chosen units, best first, then the items of each chosen lead-in likely to answer
     (relevance >= judgment.relevant) that the limit on proposals left out: "The following biometric
@@ -336,98 +228,16 @@ def _items_of_lead_ins(units: list, rel, chosen: list[int], judgment: JudgmentSe
     for i in chosen:
         if rel[i] < judgment.relevant or not engine.leads_a_list(units[i].text):
             continue
-        lead = _squash(units[i].text)
+        lead = squash(units[i].text)
         items = [j for j in range(len(units)) if j not in out and units[j].document_id == units[i].document_id
                  and units[j].start > units[i].start and rel[j] >= judgment.extract_floor
-                 and (said := _squash(units[j].lead)) and lead.endswith(said)]
+                 and (said := squash(units[j].lead)) and lead.endswith(said)]
         out += sorted(items, key=lambda j: units[j].start)[:engine.LIST_ITEMS_MAX]
     return out
 
 
-def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
-                        max_statements: int = MAX_STATEMENTS, cuts: dict[str, tuple[bool, bool]] | None = None,
-                        joined: set[str] | frozenset[str] = frozenset()) -> Draft:
-    """An answer built only from the verified quotes, in the order given (best first) for
-    choosing (at most `max_statements`, a lead-in with its items counting as one), then in
-    document order for reading. Quotes with the same words (the same requirement
-    quoted twice, e.g. in the body and an appendix) become one sentence
-    citing all their IDs; quotes of opposite polarity on the same subject (a conflict) are
-    presented together in one sentence citing both. Speculative quotes, quotes that would read
-    as more than one sentence (so a citation could not cover them all), and low-confidence
-    extractions when clearer ones exist are left out (listed unused) - except a `joined` quote
-    (a sentence quoted with the one it reads on from: "Such notice …"), which becomes two answer
-    sentences, each citing it. `cuts`: for a quote that is part of a longer sentence, by ID,
-    whether words were left out before / after it."""
-    cuts = cuts or {}
-
-    def said(e: Evidence) -> str:
-        return statement(e.exact_quote, cuts.get(e.requirement_id, (False, False)))
-
-    usable = [e for e in verified if e.requirement_id not in exclude and not speculative_terms(e.exact_quote)
-              and (e.requirement_id in joined or len(split_sentences(statement(e.exact_quote) + " [X].")) == 1)]
-    if any(e.extraction_confidence != "low" for e in usable):  # the clear requirements speak; weak ones wait
-        usable = [e for e in usable if e.extraction_confidence != "low"]
-    announced = [e for e in usable if engine.leads_a_list(e.exact_quote)
-                 and not any(_announces(e, item) for item in usable)]
-    if len(announced) < len(usable):  # a lead-in without its items says only that a list follows
-        usable = [e for e in usable if e not in announced]
-    orphans = [e for e in usable if _needs_its_lead(e) and not any(_announces(lead, e) for lead in usable)]
-    if len(orphans) < len(usable):  # "(i) Solicit, divert …" without "Member will not …:" reads as an order
-        usable = [e for e in usable if e not in orphans]
-    groups: list[list[Evidence]] = []
-    statements = 0  # a lead-in and its items count as one: the list is what it says
-    for e in _items_after_their_lead(usable):
-        for g in groups:
-            if _same_text(statement(e.exact_quote), statement(g[0].exact_quote)):
-                g.append(e)
-                break
-        else:
-            item = any(_announces(g[0], e) for g in groups)
-            if item or statements < max_statements:
-                groups.append([e])
-                statements += not item
-    alone = [g for g in groups if engine.leads_a_list(g[0].exact_quote)
-             and not any(_announces(g[0], x) for h in groups for x in h)]
-    if len(alone) < len(groups):  # its items were left out by the limit: the lead-in goes too
-        groups = [g for g in groups if g not in alone]
-    doc_order = {d: i for i, d in enumerate(dict.fromkeys(e.document_id for e in verified))}
-    groups.sort(key=lambda g: (doc_order[g[0].document_id], g[0].span.start if g[0].span else 0))
-
-    def cite(g: list[Evidence]) -> str:
-        return "[" + ", ".join(e.requirement_id for e in g) + "]"
-
-    sentences: list[str] = []
-    paired: set[int] = set()
-    for i, g in enumerate(groups):
-        if i in paired:
-            continue
-        if len(split_sentences(said(g[0]))) > 1:  # a sentence with the one it reads on from: each cites
-            sentences += [f"{part.rstrip(' .;:,')} {cite(g)}." for part in split_sentences(said(g[0]))]
-            continue
-        neg = bool(_NEGATIVE.search(g[0].exact_quote))
-        partner = next((j for j in range(i + 1, len(groups)) if j not in paired
-                        and len(split_sentences(said(groups[j][0]))) == 1
-                        and bool(_NEGATIVE.search(groups[j][0].exact_quote)) != neg
-                        and _jaccard(_terms(g[0].exact_quote), _terms(groups[j][0].exact_quote)) >= 0.5), None)
-        if partner is None:
-            lists = (engine.leads_a_list(g[0].exact_quote) and g[0].exact_quote.rstrip()[-1:] in ":–—-"
-                     and i + 1 < len(groups) and _announces(g[0], groups[i + 1][0]))
-            sentences.append(f"{said(g[0])} {cite(g)}{':' if lists else '.'}")  # "… effect until [REQ-C096]:"
-        else:
-            paired.add(partner)
-            other = groups[partner]
-            sentences.append(f"{said(g[0])} {cite(g)}; by contrast, {said(other[0])} {cite(other)}.")
-    used = {e.requirement_id for g in groups for e in g}
-    refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=True, statement=said(e))
-            for g in groups for e in g]
-    return Draft(final_answer=" ".join(sentences), requirement_references=refs,
-                 unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in used])
-
-
 # --- the backend ----------------------------------------------------------------------------------
 _REASONS = set(get_args(RejectionReason))
-# Quality review's feedback names the IDs of an unsupported or speculative sentence first.
-_FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
 
 
 def _relevance(question: str, evidence: list[Evidence]) -> list[float]:
@@ -439,16 +249,9 @@ def _relevance(question: str, evidence: list[Evidence]) -> list[float]:
                                              [e.document_id for e in evidence])]
 
 
-def unit_cuts(evidence: list[Evidence]) -> tuple[dict[str, tuple[bool, bool]], set[str]]:
-    """From the items' unit facts: for a part of a longer sentence, whether words were left out
-    before / after it (by ID); and the IDs of the quotes of two sentences read as one."""
-    cuts = {e.requirement_id: (e.unit.cut_before, e.unit.cut_after) for e in evidence
-            if e.unit is not None and e.unit.trimmed_from}
-    return cuts, {e.requirement_id for e in evidence if e.unit is not None and e.unit.joined}
-
-
 class RulesBackend:
-    """Offline backend; no network, no model downloads."""
+    """Offline backend; no network, no model downloads. It has no composer of its own: the
+    pipeline composes its answers from the verified quotes (workbench.pipeline.compose)."""
 
     name = "rules"
 
@@ -521,26 +324,6 @@ class RulesBackend:
                                     verifier="rules"))
         self._count("verify", t0)
         return out
-
-    def compose(self, question: str, verified: list[Evidence], feedback: list[str] | None = None) -> Draft:
-        """Statements from verified quotes only. On a revise pass, drop the IDs that quality
-        review named as unsupported or speculative."""
-        t0 = time.perf_counter()
-        exclude: set[str] = set()
-        for line in feedback or []:
-            m = _FEEDBACK_IDS.match(line)
-            if m:
-                exclude.update(ID_RE.findall(m.group(1)))
-        scores = _relevance(question, verified)
-        if scores:  # answer with the evidence that answers best; the weaker stays listed as unused
-            floor = max(scores) - self.settings.judgment.answer_margin
-            exclude |= {e.requirement_id for e, r in zip(verified, scores, strict=True) if r < floor}
-        cuts, joined = unit_cuts(verified)
-        draft = compose_from_quotes(verified, exclude, cuts=cuts, joined=joined)
-        if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
-            draft = compose_from_quotes(verified, cuts=cuts, joined=joined)
-        self._count("compose", t0)
-        return draft
 
     def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
         """Seed 004's validate step: each sentence against the evidence it cites."""

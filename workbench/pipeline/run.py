@@ -162,13 +162,18 @@ def _whole_unit(e: Evidence, doc: ParsedDoc | None, v: Verification) -> Verifica
                                 "score": round(min(v.score or 0.0, 0.6 * (v.score or 0.0)), 4)})
 
 
-def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend: Backend, run: Run) -> Draft:
+def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend: Backend, run: Run,
+             settings: Settings) -> Draft:
+    """The backend's own composer (an LLM's), else the answer composed from the verified quotes."""
+    from workbench.pipeline.compose import compose_answer, compose_from_quotes
+
+    composer = getattr(backend, "compose", None)
+    if composer is None:
+        return compose_answer(question, verified, feedback, settings.judgment)
     try:
-        return backend.compose(question, verified, feedback)
+        return composer(question, verified, feedback)
     except BackendError as exc:
         _failure(run, "compose", exc)
-        from workbench.backends.rules import compose_from_quotes
-
         return compose_from_quotes(verified)
 
 
@@ -246,7 +251,7 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
         revisions = 0
         while True:
             clock.start("compose", f"revision {revisions}" if revisions else "")
-            draft = _compose(question, verified, feedback, backend, run)
+            draft = _compose(question, verified, feedback, backend, run, settings)
             clock.end({"cited_ids": len(cited_ids(draft.final_answer)), "revision": revisions})
             clock.start("quality_review")
             rev = _review(draft, verified, known, backend, run)
@@ -261,7 +266,7 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
                 final = Draft(final_answer=kept, requirement_references=draft.requirement_references,
                               unused_requirements=draft.unused_requirements)
                 if not kept:
-                    from workbench.backends.rules import compose_from_quotes
+                    from workbench.pipeline.compose import compose_from_quotes
 
                     final = compose_from_quotes(verified)
                 findings = rev.findings

@@ -13,3 +13,8 @@ ENUMERATOR = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})
 HEDGES = re.compile(
     r"\b(might|perhaps|possibly|probably|likely|arguably|it appears|appears to|seems? to|"
     r"generally|typically|usually|in some cases|where appropriate|as appropriate)\b", re.I)
+
+
+def squash(text: str) -> str:
+    """Letters and digits only, case folded: what two texts must share to say the same words."""
+    return re.sub(r"[\W_]+", "", text).casefold()
