@@ -149,12 +149,28 @@ def _ocr_progress(name: str):
     return on_ocr
 
 
+def _ocr_read_before(settings):
+    """Pages of a file the workspace has read by OCR already (its parse cache), so `locate` on an
+    ingested scan quotes what ingest read instead of reading it again; None without a workspace."""
+    folder = settings.data_dir / "parsed"
+    if not folder.is_dir():
+        return None
+    from workbench.pdf.cache import ParsedCache
+
+    def never_parse(document_id: str):
+        raise LookupError(document_id)
+
+    return ParsedCache(folder, never_parse).ocr_reads
+
+
 def _cmd_locate(args: argparse.Namespace) -> int:
     """Anchor each quote of QUOTES_FILE: page(s), offsets, the document's text, SHA-256, boxes."""
     from workbench.pdf import open_pdf
 
     quotes = read_lines(args.quotes)
-    doc = open_pdf(read_pdf_arg(args.file), password=_pdf_password(args), settings=_settings())
+    settings = _settings()
+    doc = open_pdf(read_pdf_arg(args.file), password=_pdf_password(args), settings=settings,
+                   ocr_known=_ocr_read_before(settings))
     for quote in quotes:
         span = doc.locate(quote)
         if span is None:
