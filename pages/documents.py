@@ -24,16 +24,30 @@ def describe(doc: Document) -> None:
     how = {"content": " (from its content: change it below if that is wrong)", "default": ""}.get(doc.source_type_from, "")
     st.success(f"**{safe.text(doc.filename)}** ingested: {doc.pages} pages, source type *{safe.text(doc.source_type)}*"
                f"{how}.", icon=":material/check_circle:")
-    if doc.pages_without_text:
-        pages = page_ranges(doc.pages_without_text)
+    if doc.unread_pages:
+        pages = page_ranges(doc.unread_pages)
         st.warning(f"**{safe.text(doc.filename)}**: pages without readable text (scanned, or fonts that map no "
                    f"characters): {pages}. Quotes on these pages cannot be found or verified; OCR the file first "
                    "if they matter.",
                    icon=":material/document_scanner:")
+    if doc.ocr_pages:
+        st.info(f"**{safe.text(doc.filename)}**: {ocr_summary(doc)}. Quotes there are what OCR read: check "
+                "them against the page image.", icon=":material/document_scanner:")
     for w in doc.warnings:
-        if doc.pages_without_text and "text layer" in w:  # said once, above
+        if (doc.unread_pages or doc.ocr_pages) and "text layer" in w:  # said once, above
             continue
         st.warning(f"**{safe.text(doc.filename)}**: {safe.text(without_name(doc.filename, w))}", icon=":material/warning:")
+
+
+def ocr_summary(doc: Document) -> str:
+    """"pages 1-2 read by OCR (tesseract 5.3.0, eng), confidence 0.91, 37 uncertain words"."""
+    o = doc.ocr_pages
+    words = sum(p.words for p in o)
+    mean = sum(p.mean_confidence * p.words for p in o) / words if words else 0.0
+    low = sum(p.low_confidence_words for p in o)
+    return (f"page{'s' if len(o) > 1 else ''} {page_ranges([p.page for p in o])} read by OCR ({o[0].engine}, "
+            f"{o[0].languages}), confidence {mean:.2f}" + (f", {low} uncertain word{'s' if low != 1 else ''}"
+                                                             if low else ""))
 
 
 def without_name(name: str, message: str) -> str:
@@ -44,11 +58,11 @@ def without_name(name: str, message: str) -> str:
     return message
 
 
-def ingest(name: str, data: bytes, source_type: str, password: str | None = None) -> None:
+def ingest(name: str, data: bytes, source_type: str, password: str | None = None, on_ocr=None) -> None:
     """Ingest one file; a document ingested now is what the Run page asks about next (the sample
-    and earlier uploads stay one click away there)."""
+    and earlier uploads stay one click away there). `on_ocr(done, total)`: pages read by OCR."""
     try:
-        doc = wb.ingest(data, name, password=password, source_type=source_type)
+        doc = wb.ingest(data, name, password=password, source_type=source_type, on_ocr=on_ocr)
     except PasswordRequiredError as e:
         pending[name] = {"data": data, "source_type": source_type, "message": str(e)}
         results.append({"name": name, "error": None, "password": True})
@@ -85,7 +99,13 @@ with left:
         progress = st.progress(0.0, text="Ingesting…")
         for i, f in enumerate(files):
             progress.progress(i / len(files), text=f"Ingesting {safe.text(f.name)} ({i + 1} of {len(files)})…")
-            ingest(f.name, f.getvalue(), types[f.file_id])
+
+            def on_ocr(done: int, total: int, i: int = i, name: str = f.name) -> None:
+                progress.progress((i + done / max(1, total)) / len(files),
+                                  text=f"Reading {safe.text(name)} by OCR: page {done} of {total} "
+                                       f"(file {i + 1} of {len(files)})…")
+
+            ingest(f.name, f.getvalue(), types[f.file_id], on_ocr=on_ocr)
         progress.progress(1.0, text=f"Done: {len(files)} file(s).")
         st.session_state[state.UPLOAD_NONCE] = nonce + 1
         st.rerun()
@@ -137,6 +157,8 @@ else:
             "Title": d.title or d.filename, "File": d.filename, "Source type": d.source_type, "Pages": d.pages,
             "Text layer": "yes" if d.has_text_layer and not d.pages_without_text else
             ("partly" if d.has_text_layer else "no"),
+            "OCR": f"{page_ranges([p.page for p in d.ocr_pages])} "
+                   f"({min(p.mean_confidence for p in d.ocr_pages):.2f})" if d.ocr_pages else "",
             "Warnings": "; ".join(d.warnings), "ID (SHA-256)": d.id[:12] + "…",
         } for d in docs],
         hide_index=True, width="stretch",
@@ -146,6 +168,7 @@ else:
             "Source type": st.column_config.TextColumn(width="small"),
             "Pages": st.column_config.NumberColumn(width="small"),
             "Text layer": st.column_config.TextColumn(width="small"),
+            "OCR": st.column_config.TextColumn(width="small", help="Pages read by OCR (lowest page confidence)"),
             "Warnings": st.column_config.TextColumn(width="medium"),
             "ID (SHA-256)": st.column_config.TextColumn(width="small"),
         },

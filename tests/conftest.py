@@ -90,3 +90,95 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_connect(self, address, *args, **kwargs)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+# --- OCR (issue 42): Tesseract reads each scanned page once per test session -------------------------
+SCANNED = "pdfs/scanned/grumman-service-kit-1974_scanned.pdf"  # 2 typewritten pages, no text layer
+SCANNED_DE = "pdfs/scanned/rohrbuch-1967-form_scanned-de.pdf"  # 8 pages of a German form, pages 3-8 rotated
+
+
+def need_tesseract(*languages: str) -> None:
+    """Skip (fail under CI=true) unless Tesseract and these language packs are installed."""
+    from workbench.pdf.ocr import find_engine
+
+    engine = find_engine("tesseract")
+    missing = [lang for lang in languages if engine is None or lang not in engine.languages]
+    if engine is None or missing:
+        what = "tesseract-ocr is not installed" if engine is None else f"no Tesseract pack for {', '.join(missing)}"
+        if IN_CI:
+            pytest.fail(f"CI=true but {what}: OCR tests must run in CI (make test installs it)")
+        pytest.skip(f"{what} (make test installs it when it can): OCR test skipped")
+
+
+class CountingOcr:
+    """Counts Tesseract runs (one per page read) while patched into workbench.pdf.ocr."""
+
+    def __init__(self):
+        from workbench.pdf import ocr
+
+        self.module, self.real, self.pages = ocr, ocr._tesseract, 0
+
+    def __call__(self, how, image):
+        self.pages += 1
+        return self.real(how, image)
+
+    def __enter__(self):
+        self.module._tesseract = self
+        return self
+
+    def __exit__(self, *exc):
+        self.module._tesseract = self.real
+
+
+class OcrWorkspace:
+    """A workspace in which SCANNED was ingested (and read by OCR) once for the whole session."""
+
+    def __init__(self, data_dir: Path, pdf: Path):
+        from workbench.config import Settings
+        from workbench.service import Workbench
+
+        self.data_dir, self.pdf = data_dir, pdf
+        self.settings = Settings(data_dir=data_dir, ocr_languages="eng", index_on_ingest=False)
+        self.progress: list[tuple[int, int]] = []
+        with CountingOcr() as counted:
+            self.wb = Workbench(self.settings)
+            self.doc = self.wb.ingest(pdf, on_ocr=lambda done, total: self.progress.append((done, total)))
+        self.ocr_runs = counted.pages
+
+    def fresh(self):
+        """Another Workbench on the same data folder: nothing in memory, only what is on disk."""
+        from workbench.service import Workbench
+
+        return Workbench(self.settings)
+
+
+@pytest.fixture(scope="session")
+def ocr_workspace(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> OcrWorkspace:
+    need_tesseract("eng")
+    return OcrWorkspace(tmp_path_factory.mktemp("ocr-data"), corpus / SCANNED)
+
+
+@pytest.fixture(scope="session")
+def ocr_reference(ocr_workspace: OcrWorkspace) -> dict[int, list[tuple]]:
+    """An independent reading of the scan: PyMuPDF's own OCR text page (get_textpage_ocr), words
+    per page, to read back what lies under the boxes the workbench returns."""
+    import pymupdf
+
+    out = {}
+    with pymupdf.open(ocr_workspace.pdf) as doc:
+        for page in doc:
+            tp = page.get_textpage_ocr(dpi=300, full=True, language="eng")
+            out[page.number + 1] = page.get_text("words", textpage=tp, sort=True)
+    return out
+
+
+def words_read_under(reference: dict[int, list[tuple]], rects: list) -> str:
+    """The reference words whose centre lies inside a rect (±1 pt), as check_cli.py reads back."""
+    out = []
+    for page in sorted({int(r[0]) for r in rects}):
+        boxes = [r[1:5] for r in rects if int(r[0]) == page]
+        for w in reference[page]:
+            cx, cy = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
+            if any(x0 - 1 <= cx <= x1 + 1 and y0 - 1 <= cy <= y1 + 1 for x0, y0, x1, y1 in boxes):
+                out.append(w[4])
+    return " ".join(out)

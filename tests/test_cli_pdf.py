@@ -35,6 +35,7 @@ def test_ingest_json_prints_one_object_per_file(make_pdf, capsys, data_dir):
 
 
 def test_ingest_scanned_and_encrypted_corpus_files(corpus, capsys, data_dir, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_OCR", "off")  # named as scanned; tests/pdf/test_ocr_cli.py reads it by OCR
     scanned = corpus / "pdfs/scanned/grumman-service-kit-1974_scanned.pdf"
     code, rows, _ = run(["ingest", str(scanned), "--json"], capsys)
     assert code == 0 and rows[0]["pages_without_text"] == [1, 2] and rows[0]["warnings"]

@@ -124,9 +124,11 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     if args.queue:
         return _submit(wb, args, [dict(kind="ingest", paths=[read_pdf_arg(f)]) for f in args.files])
     for f in args.files:
-        doc = wb.ingest(read_pdf_arg(f), password=_pdf_password(args), source_type=args.source_type)
+        doc = wb.ingest(read_pdf_arg(f), password=_pdf_password(args), source_type=args.source_type,
+                        on_ocr=_ocr_progress(Path(f).name) if sys.stderr.isatty() else None)
         row = {"document_id": doc.id, "filename": doc.filename, "pages": doc.pages,
                "has_text_layer": doc.has_text_layer, "pages_without_text": doc.pages_without_text,
+               "ocr_pages": [o.model_dump() for o in doc.ocr_pages], "unread_pages": doc.unread_pages,
                "title": doc.title, "author": doc.author, "created": doc.created,
                "source_type": doc.source_type, "encrypted": doc.encrypted, "warnings": doc.warnings}
         if args.json:
@@ -139,23 +141,49 @@ def _cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ocr_progress(name: str):
+    """Pages read by OCR, on one stderr line (a terminal only): a scan takes seconds a page."""
+    def on_ocr(done: int, total: int) -> None:
+        print(f"\r{name}: reading by OCR, page {done} of {total}", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
+    return on_ocr
+
+
+def _ocr_read_before(settings):
+    """Pages of a file the workspace has read by OCR already (its parse cache), so `locate` on an
+    ingested scan quotes what ingest read instead of reading it again; None without a workspace."""
+    folder = settings.data_dir / "parsed"
+    if not folder.is_dir():
+        return None
+    from workbench.pdf.cache import ParsedCache
+
+    def never_parse(document_id: str):
+        raise LookupError(document_id)
+
+    return ParsedCache(folder, never_parse).ocr_reads
+
+
 def _cmd_locate(args: argparse.Namespace) -> int:
     """Anchor each quote of QUOTES_FILE: page(s), offsets, the document's text, SHA-256, boxes."""
     from workbench.pdf import open_pdf
 
     quotes = read_lines(args.quotes)
-    doc = open_pdf(read_pdf_arg(args.file), password=_pdf_password(args), settings=_settings())
+    settings = _settings()
+    doc = open_pdf(read_pdf_arg(args.file), password=_pdf_password(args), settings=settings,
+                   ocr_known=_ocr_read_before(settings))
     for quote in quotes:
         span = doc.locate(quote)
         if span is None:
             row: dict[str, Any] = {"quote": quote, "found": False, "page": None, "page_label": None, "pages": [],
                                    "start": None,
-                                   "end": None, "text": None, "text_sha256": None, "rects": []}
+                                   "end": None, "text": None, "text_sha256": None, "rects": [],
+                                   "ocr_confidence": None, "ocr_min_confidence": None}
         else:
             row = {"quote": quote, "found": True, "page": span.page, "page_label": span.page_label,
                    "pages": span.pages, "start": span.start,
                    "end": span.end, "text": span.text, "text_sha256": span.text_sha256,
-                   "rects": [list(r) for r in span.rects]}
+                   "rects": [list(r) for r in span.rects],
+                   "ocr_confidence": span.ocr_confidence, "ocr_min_confidence": span.ocr_min_confidence}
         if args.json:
             emit([row])
         elif span is None:

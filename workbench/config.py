@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
@@ -96,6 +97,22 @@ class Settings(BaseSettings):
     # Page images: at most this many pixels (zoom is scaled down to fit); 25 MP ≈ 75 MB RGB.
     render_max_pixels: int = Field(25_000_000, gt=0, description=(
         "Pixels one page image may have; a bigger page is drawn at the largest zoom that fits."))
+
+    # --- OCR of scanned pages (workbench/pdf/ocr.py; issue 42) ----------------------------------
+    ocr: Literal["auto", "off", "force"] = Field("auto", description=(
+        "Read pages by OCR (Tesseract) at ingest. auto: pages without usable text (no text layer, or glyphs "
+        "that map to no characters); force: every page, its text layer ignored; off: never (such pages "
+        "are named and cannot be quoted)."))
+    ocr_languages: str = Field("eng", description=(
+        "Tesseract language packs to read with, joined by '+' (eng, deu, eng+deu, ...): Debian's "
+        "tesseract-ocr-<lang>. Packs not installed are left out, with a warning."))
+    ocr_dpi: int = Field(300, ge=72, le=600, description="Resolution pages are rendered at for OCR.")
+    ocr_processes: int = Field(1, ge=1, le=64, description=(
+        "Tesseract processes reading pages at once (one page each); more than the machine's cores gains nothing."))
+    ocr_low_confidence: float = Field(0.6, ge=0.0, le=1.0, description=(
+        "OCR'd words below this confidence (0..1) are counted and shown as uncertain; punctuation-only "
+        "specks below it are dropped as scan noise."))
+    tesseract_cmd: str = Field("tesseract", description="The Tesseract executable (a name on PATH or a path).")
 
     # --- serving -----------------------------------------------------------------------------
     listen_address: str = Field("127.0.0.1", description=(

@@ -69,6 +69,18 @@ class BibInfo(BaseModel):
     kind: Literal["report", "article"] | None = None
 
 
+class OcrPage(BaseModel):
+    """A page whose words were read by OCR (no usable text layer, or OCR forced): who read it and
+    how sure it was, so every place that shows a quote from it can say "read by OCR"."""
+
+    page: int  # 1-based
+    engine: str  # "tesseract 5.3.0"
+    languages: str  # Tesseract's language packs, "eng" or "eng+deu"
+    words: int  # words read on the page
+    mean_confidence: float  # 0..1, the mean of the words' confidences
+    low_confidence_words: int = 0  # words below Settings.ocr_low_confidence
+
+
 class Document(BaseModel):
     """A PDF, content-addressed: id is the SHA-256 of its bytes."""
 
@@ -89,6 +101,18 @@ class Document(BaseModel):
     source_type_from: Literal["user", "content", "default"] = "user"  # who chose source_type
     removed_at: datetime | None = None  # soft delete: hidden from new runs, kept for runs that cite it
     removed_by: str | None = None
+    ocr_pages: list[OcrPage] = Field(default_factory=list)  # pages read by OCR (issue 42), by page
+
+    def ocr_page(self, page: int) -> OcrPage | None:
+        """How a 1-based page was read by OCR; None when its text is the PDF's own."""
+        return next((o for o in self.ocr_pages if o.page == page), None)
+
+    @property
+    def unread_pages(self) -> list[int]:
+        """Pages whose words nobody could read: no usable text layer, and OCR off, unavailable,
+        failed or finding no word there. Quotes there cannot be found."""
+        read = {o.page for o in self.ocr_pages if o.words}
+        return [p for p in self.pages_without_text if p not in read]
 
 
 class DocSegment(Protocol):
@@ -138,6 +162,14 @@ class Span(BaseModel):
     text_sha256: str
     rects: list[PageRect] = Field(default_factory=list)  # one per line per page
     page_label: str | None = None  # the printed label of `page` ("28" on PDF page 40), when known
+    # Read by OCR (issue 42): the mean and the lowest confidence (0..1) of the OCR'd words the span
+    # covers; None where its text is the PDF's own text layer.
+    ocr_confidence: float | None = None
+    ocr_min_confidence: float | None = None
+
+    @property
+    def read_by_ocr(self) -> bool:
+        return self.ocr_confidence is not None
 
     @property
     def cite(self) -> str:

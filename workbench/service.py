@@ -75,16 +75,19 @@ class Workbench:
 
     # --- documents ---------------------------------------------------------------------
     def ingest(self, source: bytes | str | Path, filename: str | None = None, *, password: str | None = None,
-               source_type: str | None = None) -> Document:
+               source_type: str | None = None, on_ocr: Callable[[int, int], None] | None = None) -> Document:
         """Open, validate and keep a PDF (content-addressed). Raises workbench.errors.PdfError
         subclasses with a user-facing message for bad input. No `source_type` keeps the one a
-        stored copy already has (e.g. `verify` on a contract), else "other"."""
+        stored copy already has (e.g. `verify` on a contract), else "other". Pages without usable
+        text are read by OCR (Settings.ocr), `on_ocr(pages done, pages to read)` after each; pages
+        of the same file read before (the parse cache) are reused, never read again."""
         from workbench.pdf import open_pdf
 
         if source_type is not None and source_type != "auto" and source_type not in SOURCE_TYPES:
             raise WorkbenchError(f"unknown source type {source_type!r}: use one of {', '.join(SOURCE_TYPES)} "
                                  "or auto")
-        parsed = open_pdf(source, password=password, filename=filename, settings=self.settings)
+        parsed = open_pdf(source, password=password, filename=filename, settings=self.settings, on_ocr=on_ocr,
+                          ocr_known=self._parsed_cache.ocr_reads)
         stored = self.store.get_document(parsed.document.id) if self.store.has_document(parsed.document.id) else None
         chosen_by = "user"
         if source_type in (None, "auto") and stored is not None:

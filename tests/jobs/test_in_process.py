@@ -46,3 +46,24 @@ def test_a_job_started_twice_stores_each_run_once(data_dir, make_pdf):
     assert first.run_ids == again.run_ids == run_ids_for("jobtwice", 2)
     assert events == []  # nothing ran the second time: both runs were stored
     assert sorted(r.run_id for r in wb.runs()) == sorted(first.run_ids)
+
+
+def test_an_ingest_job_reports_pages_read_by_ocr_as_its_progress():
+    """Each page OCR reads moves the job on, in words a reviewer reads on the Documents page and in
+    `workbench jobs` (reading is the first half of a file's share, indexing the second)."""
+    from pathlib import Path
+
+    updates: list[dict] = []
+
+    class Reading:
+        def ingest(self, path: Path, source_type=None, on_ocr=None):
+            for done in (1, 2, 3, 4):
+                on_ocr(done, 4)
+            return type("Doc", (), {"id": path.name})()
+
+    from workbench.jobs.tasks import _documents
+
+    ids = _documents(Reading(), {"paths": ["/in/a-scan.pdf", "/in/b.pdf"]}, lambda **f: updates.append(f))
+    assert ids == ["a-scan.pdf", "b.pdf"]
+    assert [round(u["progress"], 3) for u in updates] == [0.062, 0.125, 0.188, 0.25, 0.562, 0.625, 0.688, 0.75]
+    assert updates[1]["message"] == "reading a-scan.pdf by OCR: page 2 of 4"

@@ -78,10 +78,12 @@ def test_every_encrypted_corpus_file_needs_its_password(corpus: Path, manifest):
 
 
 def test_every_scanned_corpus_file_opens_and_names_its_pages_without_text(corpus: Path, manifest):
+    """With OCR off (or unavailable) scanned pages are named; tests/pdf/test_ocr.py reads them."""
     rows = _rows(manifest, "scanned")
     assert rows
     for r in rows:
-        doc = open_pdf(corpus / "pdfs" / r["dest"]).document
+        doc = open_pdf(corpus / "pdfs" / r["dest"], settings=Settings.model_construct(ocr="off")).document
+        assert doc.unread_pages == doc.pages_without_text and not doc.ocr_pages
         assert not doc.has_text_layer
         assert doc.pages_without_text == list(range(1, int(r["pages"]) + 1))
         assert any("no text layer" in w and "OCR" in w for w in doc.warnings)

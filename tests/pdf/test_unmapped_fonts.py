@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.config import Settings
 from workbench.pdf import open_pdf
+
+OCR_OFF = Settings.model_construct(ocr="off")
 
 TAM = "pdfs/science/TAMReview_working-paper.pdf"  # pages 2-22 in Type 3 fonts without a Unicode map
 
 
 def test_pages_whose_glyphs_map_to_no_character_are_read_as_without_text(corpus: Path):
-    parsed = open_pdf(corpus / TAM)
+    parsed = open_pdf(corpus / TAM, settings=OCR_OFF)  # tests/pdf/test_ocr.py reads such pages by OCR
     doc = parsed.document
     assert doc.pages_without_text == list(range(2, 23))
     assert doc.has_text_layer  # pages 1 and 23 read
@@ -23,7 +26,7 @@ def test_pages_whose_glyphs_map_to_no_character_are_read_as_without_text(corpus:
 
 
 def test_a_readable_page_beside_them_is_read_and_quoted(corpus: Path):
-    parsed = open_pdf(corpus / TAM)
+    parsed = open_pdf(corpus / TAM, settings=OCR_OFF)
     quote = "researchers share mixed opinions regarding its theoretical assumptions, and practical effectiveness."
     span = parsed.locate(quote)
     assert span is not None and span.page == 1

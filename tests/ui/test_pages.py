@@ -331,7 +331,8 @@ def test_export_offers_every_format_and_downloads_the_audit_trail(workspace):
 
 
 
-def test_documents_scanned_upload_names_the_pages_without_text(data_dir, corpus):
+def test_documents_scanned_upload_names_the_pages_without_text(data_dir, corpus, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_OCR", "off")  # OCR unavailable or off: named (tests/ui/test_ocr_pages.py reads it)
     pdf = corpus / "pdfs" / "scanned" / "grumman-service-kit-1974_scanned.pdf"
     at = app()
     at.run()

@@ -40,7 +40,7 @@ def perform(wb, info: JobInfo, payload: dict[str, Any], event: Callable[[StageEv
         paths = list(payload.get("paths") or [])
         if paths:
             update(progress=0.0, message=f"ingesting {', '.join(Path(p).name for p in paths)}")
-        ids = _documents(wb, payload)
+        ids = _documents(wb, payload, update)
         for n, did in enumerate(ids):
             parsed = wb.parsed(did)
             update(progress=(n + 0.5) / max(1, len(ids)), message=f"indexing {parsed.document.filename}",
@@ -69,9 +69,21 @@ def perform(wb, info: JobInfo, payload: dict[str, Any], event: Callable[[StageEv
     raise ValueError(f"unknown job kind {kind!r}")
 
 
-def _documents(wb, payload: dict[str, Any]) -> list[str]:
-    """The payload's stored document ids plus its PDF paths, ingested here when not stored yet."""
+def ocr_progress(update: Callable[..., None], name: str, n: int, files: int) -> Callable[[int, int], None]:
+    """on_ocr for ingesting file n of `files`: pages read by OCR as the job's progress and message
+    (reading is the first half of a file's share, indexing the second)."""
+    def on_ocr(done: int, total: int) -> None:
+        update(progress=(n + 0.5 * done / max(1, total)) / max(1, files),
+               message=f"reading {name} by OCR: page {done} of {total}")
+    return on_ocr
+
+
+def _documents(wb, payload: dict[str, Any], update: Callable[..., None] | None = None) -> list[str]:
+    """The payload's stored document ids plus its PDF paths, ingested here when not stored yet
+    (pages read by OCR reported through `update`)."""
     ids = list(payload.get("document_ids") or [])
-    for p in payload.get("paths") or []:
-        ids.append(wb.ingest(Path(p), source_type=payload.get("source_type")).id)  # no password is ever queued
+    paths = list(payload.get("paths") or [])
+    for n, p in enumerate(paths):
+        on_ocr = ocr_progress(update, Path(p).name, n, len(paths)) if update is not None else None
+        ids.append(wb.ingest(Path(p), source_type=payload.get("source_type"), on_ocr=on_ocr).id)  # no password is ever queued
     return list(dict.fromkeys(ids))

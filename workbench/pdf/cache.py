@@ -23,12 +23,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from workbench.datadir import private_dir
 from workbench.models import Document
 from workbench.pdf.document import Line, PageText, ParsedDocument, Segment, Word
+from workbench.pdf.ocr import PageOcr
 
 log = logging.getLogger(__name__)
 
 # Bump when ParsedDocument's fields or the text extraction change: files of other versions are
 # then ignored (and replaced on the next parse).
-PARSER_VERSION = 22  # 22: the cache is JSON (CachedDocument), no longer a pickle; 21: a transcript's margin line numbers are furniture, read after the page; 20: a block centred over two columns of running text is a band, not part of either; "1" / "Background" one heading; 19: a page whose glyphs mostly map to no character is read as having no text, an outline entry named after a file is no section; 18: margin icons ("!" over "CAUTION") read apart from the paragraph beside them; 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
+PARSER_VERSION = 23  # 23: pages without usable text are read by OCR, their words' confidences kept (CachedDocument.ocr); 22: the cache is JSON (CachedDocument), no longer a pickle; 21: a transcript's margin line numbers are furniture, read after the page; 20: a block centred over two columns of running text is a band, not part of either; "1" / "Background" one heading; 19: a page whose glyphs mostly map to no character is read as having no text, an outline entry named after a file is no section; 18: margin icons ("!" over "CAUTION") read apart from the paragraph beside them; 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
 FORMAT = "workbench-parsed-document"
 
 
@@ -50,6 +51,9 @@ class CachedDocument(BaseModel):
     segments: list[tuple[int, int, int, str, str | None, Literal["sentence", "heading"]]]  # Segment fields
     page_labels: list[str]
     furniture: list[int]
+    # Pages read by OCR: (page, engine, languages, one confidence 0..1 per word of the page, in order).
+    # Their words are among `words`: kept here, a page is read once, not again on the next open.
+    ocr: list[tuple[int, str, str, list[float]]] = []
 
     @classmethod
     def of(cls, parsed: ParsedDocument) -> CachedDocument:
@@ -59,7 +63,8 @@ class CachedDocument(BaseModel):
             words=[(w.page, w.x0, w.y0, w.x1, w.y1, w.start, w.end, w.block, w.line) for w in parsed.words],
             lines=[tuple(_fields(ln, Line)) for ln in parsed.lines],
             segments=[tuple(_fields(s, Segment)) for s in parsed.segments()],
-            page_labels=list(parsed.page_labels), furniture=sorted(parsed.furniture))
+            page_labels=list(parsed.page_labels), furniture=sorted(parsed.furniture),
+            ocr=[(o.page, o.engine, o.languages, list(o.confidences)) for o in parsed.ocr.values()])
 
     def parsed(self) -> ParsedDocument:
         """The ParsedDocument again; ValueError when an offset points outside the text."""
@@ -77,6 +82,11 @@ class CachedDocument(BaseModel):
         parsed._segments = [Segment(*s) for s in self.segments]
         parsed._furniture = set(self.furniture)
         parsed.__dict__["_page_labels"] = list(self.page_labels)
+        for page, engine, languages, confs in self.ocr:
+            if not 1 <= page <= len(self.pages) or len(parsed.words_on(page)) != len(confs) or \
+                    any(not 0.0 <= c <= 1.0 for c in confs):
+                raise ValueError("OCR confidences do not match the page's words")
+            parsed.ocr[page] = PageOcr(page, engine, languages, tuple(confs))
         return parsed
 
 
@@ -110,6 +120,19 @@ class ParsedCache:
         else:
             self._remember(parsed)
         return parsed
+
+    def known(self, document_id: str) -> ParsedDocument | None:
+        """The document as cached (memory, then disk), or None; never parses."""
+        with self._lock:
+            if document_id in self._memory:
+                return self._memory[document_id]
+        return self._read(document_id)
+
+    def ocr_reads(self, document_id: str) -> dict:
+        """Pages of this file already read by OCR (ParsedDocument.ocr_reads), for open_pdf's
+        ocr_known: re-ingesting a scan reuses them instead of reading every page again."""
+        parsed = self.known(document_id)
+        return parsed.ocr_reads() if parsed is not None else {}
 
     def put(self, parsed: ParsedDocument) -> None:
         """Keep a freshly parsed document, in memory and on disk (atomically: a reader never

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
 
 from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
-from workbench.models import ClosestMatch, Document, PageRect, Span, sha256_text
-from workbench.pdf import active, anchor, labels, segment
-from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, UnmappedText, page_blocks
+from workbench.models import ClosestMatch, Document, OcrPage, PageRect, Span, sha256_text
+from workbench.pdf import active, anchor, labels, ocr, segment
+from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, page_blocks
 from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
+from workbench.pdf.ocr import PageOcr
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
 from workbench.text.ranges import page_ranges
 
@@ -96,6 +97,7 @@ class ParsedDocument:
         self._matcher: anchor.Matcher | None = None
         self._segments: list[Segment] | None = None
         self._derived: dict[str, object] = {}
+        self.ocr: dict[int, PageOcr] = {}  # pages read by OCR: engine, languages, word confidences
 
     def __getstate__(self) -> dict:
         """Pickled without the PDF bytes (the store keeps them) and without derived values
@@ -217,8 +219,35 @@ class ParsedDocument:
         if not pages:
             pages = [self.page_at(start)]
         text = self.text[start:end]
+        confs = self.ocr_confidences(chosen) if self.ocr else []
         return Span(document_id=self.document.id, page=pages[0], pages=pages, start=start, end=end,
-                    text=text, text_sha256=sha256_text(text), rects=rects, page_label=self.page_label(pages[0]))
+                    text=text, text_sha256=sha256_text(text), rects=rects, page_label=self.page_label(pages[0]),
+                    ocr_confidence=round(sum(confs) / len(confs), 4) if confs else None,
+                    ocr_min_confidence=round(min(confs), 4) if confs else None)
+
+    # --- OCR ----------------------------------------------------------------------------------
+    def ocr_confidences(self, word_indexes: list[int]) -> list[float]:
+        """The OCR confidence (0..1) of each of these words that OCR read (others have none)."""
+        out = []
+        for wi in word_indexes:
+            read = self.ocr.get(self.words[wi].page)
+            if read is not None:
+                lo = self._page_words[read.page - 1][0]
+                if 0 <= wi - lo < len(read.confidences):
+                    out.append(read.confidences[wi - lo])
+        return out
+
+    def ocr_reads(self) -> dict[int, tuple[list[list[list[RawWord]]], PageOcr]]:
+        """The pages OCR read, as open_pdf takes them back (ocr_known): blocks → lines → words and
+        the PageOcr, so opening the same file again does not read them again."""
+        out: dict[int, tuple[list[list[list[RawWord]]], PageOcr]] = {}
+        for number, read in self.ocr.items():
+            blocks: dict[int, dict[int, list[RawWord]]] = {}
+            for w in self.words_on(number):
+                blocks.setdefault(w.block, {}).setdefault(w.line, []).append(
+                    (w.x0, w.y0, w.x1, w.y1, w.text, w.block, w.line, 0))
+            out[number] = ([list(lines.values()) for lines in blocks.values()], read)
+        return out
 
     def without_furniture(self, start: int, end: int) -> list[tuple[int, int]]:
         """text[start:end] as ranges without the running headers, footers and page numbers inside
@@ -298,13 +327,23 @@ class ParsedDocument:
         return self.matcher.closest(quote)
 
 
+OcrReuse = Callable[[str], "dict[int, tuple[list[list[list[RawWord]]], PageOcr]]"]
+
+
 def open_pdf(source: str | Path | bytes, *, password: str | None = None, filename: str | None = None,
-             settings: Settings | None = None) -> ParsedDocument:
+             settings: Settings | None = None, on_ocr: Callable[[int, int], None] | None = None,
+             ocr_known: OcrReuse | None = None) -> ParsedDocument:
     """Open a PDF from a path or bytes. Raises workbench.errors.PdfError subclasses for bad input;
     scanned pages and repaired files open with warnings. Text is capped per page and per document
     (Settings.max_page_chars, max_page_words, max_document_chars, max_document_words): a page
     over a cap is refused before it is extracted where its content shows that (limits.py), and
-    right after extraction otherwise, so memory stays bounded whatever the file holds."""
+    right after extraction otherwise, so memory stays bounded whatever the file holds.
+
+    Pages without usable text (no text layer, or glyphs mapping to no characters; every page with
+    Settings.ocr="force") are read by OCR where Tesseract is installed (workbench/pdf/ocr.py), and
+    their words are the page's words like any text layer's. `on_ocr(done, total)` reports OCR
+    progress page by page; `ocr_known(sha256)` gives pages already read for this file (the parse
+    cache's), which are reused, not read again, when read by the same engine and languages."""
     settings = settings if settings is not None else defaults()
     data, name = read_source(source, filename)
     opened = open_bytes(data, name, password=password, settings=settings)
@@ -317,16 +356,16 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     lines: list[Line] = []
     failed: list[int] = []
     unmapped: list[int] = []
+    per_page: list[list] = []  # blocks → lines → raw words, per page
+    ocr_read: dict[int, PageOcr] = {}
+    ocr_note: str | None = None
     shown_floor = 0  # glyphs the pages so far show at least (limits.py)
+    chars_so_far = words_so_far = 0  # extracted so far, checked page by page so memory stays bounded
     mupdf().TOOLS.reset_mupdf_warnings()
     try:
         for pno in range(doc.page_count):
             page = doc[pno]
             number = pno + 1
-            if pno:
-                parts.append(PAGE_SEP)
-                pos += len(PAGE_SEP)
-            page_start = pos
             shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
             try:
                 blocks = page_blocks(page)
@@ -336,7 +375,22 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             except Exception:  # a page MuPDF cannot interpret: keep the rest of the document
                 blocks = []
                 failed.append(number)
-            _refuse_text_after_extracting(blocks, name, number, pos, len(words), settings)
+            chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
+                                                                       words_so_far, settings)
+            per_page.append(blocks)
+        no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
+        want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
+            [n for n in no_layer if n not in failed]
+        if want:
+            ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
+        for pno, blocks in enumerate(per_page):
+            number = pno + 1
+            if pno:
+                parts.append(PAGE_SEP)
+                pos += len(PAGE_SEP)
+            page_start = pos
+            if number in ocr_read:  # checked like any page's text, now that OCR has read it
+                _refuse_text_after_extracting(blocks, name, number, pos, len(words), settings)
             for bi, block in enumerate(blocks):
                 if bi:
                     parts.append(BLOCK_SEP)
@@ -360,8 +414,9 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                     pos -= 1
                     parts.append(" ".join([rw[4] for rw in line]))
                     lines.append(Line(number, bi, line_start, pos, first, len(words), y0, y1))
-            rect = page.rect
+            rect = doc[pno].rect
             pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
+        per_page.clear()
         meta = doc.metadata or {}
         pdf_labels = labels.pdf_page_labels(doc)
         try:
@@ -377,26 +432,71 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     if "error" in mupdf_says.lower():
         warnings.append(f"some page content is damaged ({mupdf_says[:100]}): text may be incomplete; "
                         "check quotes against the page")
-    no_text = [p.number for p in pages if not p.has_text]
+    unread = [n for n in no_layer if n not in ocr_read]  # no usable text and not read by OCR either
     if failed:
         warnings.append(f"{_pages(failed)} could not be read (damaged content): left empty")
-    if unmapped:
-        warnings.append(f"{_pages(unmapped)}: the fonts map their letters to no characters, so the text layer "
-                        "reads as symbols; read as pages without a text layer (OCR the PDF to quote them)")
-    scanned = [n for n in no_text if n not in unmapped]
+    if [n for n in unmapped if n in unread]:
+        warnings.append(f"{_pages([n for n in unmapped if n in unread])}: the fonts map their letters to no "
+                        "characters, so the text layer reads as symbols; read as pages without a text layer "
+                        "(OCR the PDF to quote them)")
+    scanned = [n for n in unread if n not in unmapped]
     if scanned and len(scanned) == len(pages):
         warnings.append(f"no text layer on any page (scanned?): {_pages(scanned)}; quotes cannot be "
                         "located until the PDF is OCRed")
     elif scanned:
         warnings.append(f"{_pages(scanned)} {'has' if len(scanned) == 1 else 'have'} no text layer (scanned?): "
                         "quotes there cannot be located")
+    read = [n for n in no_layer if n in ocr_read]
+    if read:
+        first = ocr_read[read[0]]
+        mean = sum(sum(ocr_read[n].confidences) for n in read) / max(1, sum(len(ocr_read[n].confidences) for n in read))
+        what = "have no usable text layer" if len(read) > 1 else "has no usable text layer"
+        warnings.append(f"{_pages(read)} {what}: read by OCR ({first.engine}, {first.languages}), mean "
+                        f"confidence {mean:.2f}; quotes there are what OCR read")
+    if ocr_note and (unread or read):
+        warnings.append(ocr_note)
     document = Document(
         id=opened.sha256, filename=name, title=(meta.get("title") or "").strip() or None,
         author=(meta.get("author") or "").strip() or None, created=pdf_date(meta.get("creationDate")),
-        modified=pdf_date(meta.get("modDate")), pages=len(pages), has_text_layer=len(no_text) < len(pages),
-        pages_without_text=no_text, warnings=warnings, size_bytes=len(data), encrypted=opened.encrypted,
+        modified=pdf_date(meta.get("modDate")), pages=len(pages), has_text_layer=len(no_layer) < len(pages),
+        pages_without_text=no_layer, warnings=warnings, size_bytes=len(data), encrypted=opened.encrypted,
+        ocr_pages=[_ocr_page(o, settings) for _n, o in sorted(ocr_read.items())],
     )
-    return ParsedDocument(document, data, text, pages, words, lines, pdf_labels)
+    parsed = ParsedDocument(document, data, text, pages, words, lines, pdf_labels)
+    parsed.ocr = dict(sorted(ocr_read.items()))
+    return parsed
+
+
+def _ocr(doc: pymupdf.Document, sha256: str, want: list[int], per_page: list[list], settings: Settings,
+         on_ocr: Callable[[int, int], None] | None, known: OcrReuse | None) -> tuple[dict[int, PageOcr], str | None]:
+    """Read the pages `want` by OCR into per_page (reusing pages `known` read with the same engine
+    and languages); the pages read, and a note when OCR could not run as asked."""
+    how = ocr.plan(settings)
+    if not how.ready:
+        return {}, how.warning
+    assert how.engine is not None
+    reuse = {n: r for n, r in (known(sha256) if known is not None else {}).items()
+             if n in want and r[1].engine == how.engine.name and r[1].languages == how.languages}
+    todo = [n for n in want if n not in reuse]
+    results = {**reuse, **(ocr.read_pages(doc, todo, settings, how, on_ocr) if todo else {})}
+    out: dict[int, PageOcr] = {}
+    for n in want:
+        r = results.get(n)
+        if r is None or not r[0]:  # failed, or nothing on the page that OCR could read
+            continue
+        per_page[n - 1] = r[0]
+        out[n] = r[1]
+    failed = [n for n in todo if results.get(n) is None]
+    blank = [n for n in want if results.get(n) is not None and n not in out]
+    notes = [how.warning, f"OCR failed on {_pages(failed)}" if failed else None,
+             f"OCR found no words on {_pages(blank)}" if blank else None]
+    return out, "; ".join(x for x in notes if x) or None
+
+
+def _ocr_page(o: PageOcr, settings: Settings) -> OcrPage:
+    return OcrPage(page=o.page, engine=o.engine, languages=o.languages, words=len(o.confidences),
+                   mean_confidence=round(o.mean_confidence, 4),
+                   low_confidence_words=sum(c < settings.ocr_low_confidence for c in o.confidences))
 
 
 _SPLIT = "split the PDF, or raise the limit if the text is genuine"
@@ -423,8 +523,9 @@ def _refuse_text_before_extracting(doc: pymupdf.Document, page: pymupdf.Page, na
 
 
 def _refuse_text_after_extracting(blocks: list, name: str, number: int, chars_before: int, words_before: int,
-                                  settings: Settings) -> None:
-    """Raise TooMuchTextError when one extracted page, or the document so far, is over a cap."""
+                                  settings: Settings) -> tuple[int, int]:
+    """Raise TooMuchTextError when one extracted page, or the document so far, is over a cap;
+    else the document's characters and words with this page's."""
     n_words = sum(len(line) for block in blocks for line in block)
     n_chars = sum(len(rw[4]) for block in blocks for line in block for rw in line) + n_words
     for count, cap, what, env in ((n_chars, settings.max_page_chars, "characters", "MAX_PAGE_CHARS"),
@@ -439,6 +540,7 @@ def _refuse_text_after_extracting(blocks: list, name: str, number: int, chars_be
         if count > cap:
             raise TooMuchTextError(f"{name} holds more than {cap:,} {what} by page {number}, over the limit "
                                    f"per document (WORKBENCH_{env}): {_SPLIT}")
+    return chars_before + n_chars + len(PAGE_SEP), words_before + n_words
 
 
 def _pages(nums: list[int]) -> str:

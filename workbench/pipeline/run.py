@@ -352,10 +352,11 @@ def _unused_words_hint(question: str, docs: list[ParsedDoc]) -> str:
 
 
 def _unsearchable(docs: list[ParsedDoc]) -> list[str]:
-    """Pages that could not be searched (no readable text layer): evidence may be there, unread."""
+    """Pages that could not be searched (no readable text layer, not read by OCR either): evidence
+    may be there, unread."""
     out = []
     for d in docs:
-        pages = d.document.pages_without_text
+        pages = d.document.unread_pages
         if pages:
             shown = page_ranges(pages)
             out.append(f"{d.document.filename}: {len(pages)} page(s) without readable text (scanned, or fonts "

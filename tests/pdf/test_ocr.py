@@ -1,0 +1,156 @@
+"""Scanned pages are read by OCR at ingest (issue 42): their words, boxes and confidences are the
+page's words, quotes on them are located, hashed and boxed as on born-digital pages, the reading is
+kept in the parse cache and never repeated, and where OCR cannot run the pages are named as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SCANNED, SCANNED_DE, CountingOcr, need_tesseract, words_read_under
+from workbench.config import Settings
+from workbench.models import sha256_text
+from workbench.pdf import open_pdf
+from workbench.pdf.cache import CachedDocument
+from workbench.pdf.ocr import parse_tsv
+
+# Typed from the scan (page 1 breaks it over two lines; page 2 has it on one).
+QUOTE_P1 = "The 6.00X6 tires and the extended nose fork (702067-501) must be installed in conjunction."
+QUOTE_P2 = "Inflate main gear tires to 19 psi."
+
+
+def test_a_scan_is_read_by_ocr_page_by_page_with_confidences(ocr_workspace):
+    doc = ocr_workspace.doc
+    assert doc.pages_without_text == [1, 2] and not doc.has_text_layer  # what the PDF is: a scan
+    assert doc.unread_pages == []  # ... but every page was read
+    assert [o.page for o in doc.ocr_pages] == [1, 2]
+    for o in doc.ocr_pages:
+        assert o.engine.startswith("tesseract ") and o.languages == "eng"
+        assert o.words > 200 and 0.5 < o.mean_confidence <= 1.0
+    assert ocr_workspace.ocr_runs == 2  # one Tesseract run per page
+    assert ocr_workspace.progress == [(1, 2), (2, 2)]  # pages done / total, as they finish
+    said = [w for w in doc.warnings if "read by OCR" in w]
+    assert said and said[0].startswith("pages 1-2 have no usable text layer: read by OCR (tesseract")
+    parsed = ocr_workspace.wb.parsed(doc.id)
+    for page in (1, 2):
+        assert len(parsed.ocr[page].confidences) == len(parsed.words_on(page))
+
+
+@pytest.mark.parametrize("quote, page", [(QUOTE_P1, 1), (QUOTE_P2, 2)])
+def test_a_quote_on_an_ocr_page_is_located_hashed_and_boxed_over_its_words(ocr_workspace, ocr_reference,
+                                                                            quote, page):
+    parsed = ocr_workspace.wb.parsed(ocr_workspace.doc.id)
+    span = parsed.locate(quote)
+    assert span is not None and span.page == page
+    assert span.text == parsed.text[span.start:span.end] and span.text_sha256 == sha256_text(span.text)
+    assert " ".join(span.text.split()) == quote.removesuffix(".")  # verbatim what OCR read (locate leaves a final stop)
+    assert span.read_by_ocr and 0.5 < span.ocr_confidence <= 1.0 and span.ocr_min_confidence <= span.ocr_confidence
+    assert span.rects and all(r[0] == page for r in span.rects)
+    # an independent OCR of the page (PyMuPDF's own) finds these words under the boxes, and no others
+    under = words_read_under(ocr_reference, span.rects)
+    assert " ".join(under.split()) == quote, under
+
+
+def test_a_second_open_reads_the_cache_and_never_runs_ocr_again(ocr_workspace):
+    doc = ocr_workspace.doc
+    with CountingOcr() as counted:
+        again = ocr_workspace.fresh()  # a new process's view: nothing in memory
+        parsed = again.parsed(doc.id)
+        assert parsed.locate(QUOTE_P1) is not None and set(parsed.ocr) == {1, 2}
+        re_ingested = again.ingest(ocr_workspace.pdf)  # the same file uploaded again
+    assert counted.pages == 0
+    assert re_ingested.ocr_pages == doc.ocr_pages and again.parsed(doc.id).text == parsed.text
+
+
+def test_the_cache_file_keeps_one_confidence_per_ocr_word_and_refuses_a_mismatch(ocr_workspace):
+    cache = ocr_workspace.wb._parsed_cache
+    cached = CachedDocument.model_validate_json(cache.path(ocr_workspace.doc.id).read_bytes())
+    assert [o[0] for o in cached.ocr] == [1, 2]
+    assert cached.parsed().ocr[1].confidences == tuple(cached.ocr[0][3])
+    broken = cached.model_copy(update={"ocr": [(1, "tesseract x", "eng", cached.ocr[0][3][:-1])]})
+    with pytest.raises(ValueError, match="OCR confidences"):
+        broken.parsed()
+
+
+def test_without_tesseract_a_scan_is_named_as_before_and_nothing_fails(corpus: Path):
+    settings = Settings.model_construct(tesseract_cmd="no-such-tesseract-here")
+    with CountingOcr() as counted:
+        doc = open_pdf(corpus / SCANNED, settings=settings).document
+    assert counted.pages == 0 and not doc.ocr_pages and doc.unread_pages == [1, 2]
+    assert any(w.startswith("no text layer on any page (scanned?)") for w in doc.warnings)
+    assert any("OCR is unavailable: Tesseract" in w and "tesseract-ocr" in w for w in doc.warnings)
+
+
+def test_a_language_pack_not_installed_is_named_not_guessed(corpus: Path):
+    doc = open_pdf(corpus / SCANNED, settings=Settings.model_construct(ocr_languages="qqq")).document
+    assert not doc.ocr_pages and doc.unread_pages == [1, 2]
+    assert any("no language pack for qqq" in w and "tesseract-ocr-qqq" in w for w in doc.warnings), doc.warnings
+
+
+def test_ocr_off_leaves_born_digital_and_scanned_pages_as_they_are(make_pdf):
+    text = "The supplier shall deliver the goods within thirty days of the order."
+    parsed = open_pdf(make_pdf([text, ""]), settings=Settings.model_construct(ocr="off"))
+    assert parsed.document.unread_pages == [2] and not parsed.ocr
+    span = parsed.locate("deliver the goods within thirty days")
+    assert span is not None and not span.read_by_ocr and span.ocr_confidence is None
+
+
+def test_tesseract_tsv_becomes_paragraphs_lines_and_words_in_page_points():
+    """Pixels at 300 dpi → points; paragraphs are blocks; specks of punctuation read with low
+    confidence are scan noise and dropped; a word's confidence is kept beside it (0..1)."""
+    import pymupdf
+
+    head = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    rows = [(5, 1, 1, 1, 1, 300, 300, 150, 50, 96.5, "Notice"), (5, 1, 1, 1, 2, 500, 300, 100, 50, 91.0, "shall"),
+            (4, 1, 1, 2, 0, 300, 400, 300, 50, -1, ""), (5, 1, 1, 2, 1, 300, 400, 200, 50, 40.0, "be"),
+            (5, 1, 1, 2, 2, 900, 400, 20, 20, 12.0, "~"), (5, 2, 1, 1, 1, 300, 900, 250, 50, 88.0, "given.")]
+    tsv = head + "".join(f"{lv}\t1\t{b}\t{p}\t{ln}\t{w}\t{x}\t{y}\t{wd}\t{h}\t{c}\t{t}\n"
+                         for lv, b, p, ln, w, x, y, wd, h, c, t in rows)
+    blocks, confs = parse_tsv(tsv, 72 / 300, pymupdf.Identity, 0.6)
+    assert [[[w[4] for w in ln] for ln in b] for b in blocks] == [[["Notice", "shall"], ["be"]], [["given."]]]
+    assert confs == [0.965, 0.91, 0.4, 0.88]
+    assert blocks[0][0][0][:4] == pytest.approx((72.0, 72.0, 108.0, 84.0))
+
+
+def test_a_rotated_scan_page_gets_boxes_in_the_text_layer_space():
+    """Tesseract reads the page as shown (rotation applied); boxes go back to the unrotated space
+    every other word box, highlight and annotation uses."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=600, height=800)
+    page.set_rotation(90)  # shown 800 wide, 600 high
+    head = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    tsv = head + "5\t1\t1\t1\t1\t1\t100\t50\t200\t40\t95\tWord\n"  # at 72 dpi: points as shown
+    blocks, _ = parse_tsv(tsv, 1.0, page.derotation_matrix, 0.6)
+    x0, y0, x1, y1 = blocks[0][0][0][:4]
+    shown = pymupdf.Rect(x0, y0, x1, y1) * page.rotation_matrix
+    assert tuple(shown) == pytest.approx((100, 50, 300, 90))
+    assert (x1 - x0, y1 - y0) == pytest.approx((40, 200))  # upright on screen, sideways in the file
+
+
+@pytest.fixture(scope="module")
+def german_pages(corpus: Path, tmp_path_factory) -> Path:
+    """Pages 1 (upright) and 3 (rotated 90°) of the German form: two pages keep OCR cheap."""
+    need_tesseract("deu")
+    import pymupdf
+
+    out = tmp_path_factory.mktemp("de") / "rohrbuch-p1-p3.pdf"
+    with pymupdf.open(corpus / SCANNED_DE) as doc:
+        doc.select([0, 2])
+        doc.save(out)
+    return out
+
+
+def test_the_german_form_is_read_in_german_on_upright_and_rotated_pages(german_pages: Path):
+    parsed = open_pdf(german_pages, settings=Settings.model_construct(ocr_languages="deu"))
+    doc = parsed.document
+    assert [(o.page, o.languages) for o in doc.ocr_pages] == [(1, "deu"), (2, "deu")]
+    assert "Erdgasleitung" in parsed.text and "Prüfdruck" in parsed.text  # umlauts read as umlauts
+    span = parsed.locate("durch den Unternehmer auszufüllen")
+    assert span is not None and span.page == 2 and span.read_by_ocr
+    rotated = parsed.pages[1]
+    for _p, x0, y0, x1, y1 in span.rects:  # the unrotated page: taller than wide, text running down it
+        assert 0 <= x0 < x1 <= rotated.height + 1 and 0 <= y0 < y1 <= rotated.width + 1
+        assert y1 - y0 > x1 - x0

@@ -1,0 +1,30 @@
+"""The Documents page on a scan (issue 42): the pages read by OCR are named with the engine and
+confidence, not called unreadable; the document list says which pages OCR read."""
+
+from __future__ import annotations
+
+import shutil
+
+from tests.conftest import CountingOcr
+from tests.ui.test_pages import app, texts
+
+
+def test_an_uploaded_scan_says_its_pages_were_read_by_ocr_and_how_surely(data_dir, ocr_workspace, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_OCR_LANGUAGES", "eng")
+    # The session's reading of this scan, as a workspace that read it before would hold it: not read again.
+    cached = ocr_workspace.wb._parsed_cache.path(ocr_workspace.doc.id)
+    (data_dir / "parsed").mkdir(parents=True, exist_ok=True)
+    shutil.copy(cached, data_dir / "parsed" / cached.name)
+    pdf = ocr_workspace.pdf
+    at = app()
+    at.run()
+    at.file_uploader[0].set_value((pdf.name, pdf.read_bytes(), "application/pdf")).run()
+    with CountingOcr() as counted:
+        next(b for b in at.button if b.label == "Ingest").click().run()
+    assert not at.exception, at.exception
+    assert counted.pages == 0
+    said = [i.value for i in at.info if "read by OCR" in i.value]
+    assert said and "pages 1-2 read by OCR (tesseract" in said[0] and "confidence 0.9" in said[0], texts(at)
+    assert not [w.value for w in at.warning if "without readable text" in w.value]
+    table = at.dataframe[0].value
+    assert table["OCR"].tolist() == ["1-2 (0.87)"]

@@ -1,0 +1,214 @@
+"""OCR of pages without usable text (issue 42): Tesseract reads a page image PyMuPDF renders, and
+its TSV output gives each word's box and confidence, which become the page's words exactly as a
+text layer's would (open_pdf builds text, offsets and boxes from them), so quotes, SHA-256,
+offsets and boxes work on a scan as on a born-digital page.
+
+Why the `tesseract` command and TSV rather than PyMuPDF's `get_textpage_ocr`: the latter runs
+the same Tesseract but returns no confidence, and a reviewer must be able to see how sure the
+machine was. Tesseract is Debian-packaged (`tesseract-ocr`, `tesseract-ocr-<lang>`), needs no
+model download, and reads a 300-dpi page in a few seconds on one core. Pages are rendered here,
+one at a time, and read by up to Settings.ocr_processes Tesseract processes at once (each held to
+one thread: OMP_THREAD_LIMIT=1, pages in parallel rather than threads fighting over a page).
+Where Tesseract or every asked-for language pack is missing, nothing fails: the page is named as
+a page without text, as before, and the warning says why."""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import shutil
+import subprocess
+from collections import deque
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from workbench.config import Settings, child_env
+from workbench.pdf.extract import RawWord
+from workbench.pdf.mupdf import mupdf
+
+if TYPE_CHECKING:
+    import pymupdf
+
+log = logging.getLogger(__name__)
+
+PAGE_TIMEOUT_S = 300  # one page; a hung Tesseract must not hold an ingest forever
+
+
+@dataclass(frozen=True, slots=True)
+class PageOcr:
+    """What OCR read on one page beyond its words (which join the document's words): who read
+    it, and each word's confidence (0..1) in the page's word order."""
+
+    page: int  # 1-based
+    engine: str  # "tesseract 5.3.0"
+    languages: str  # "eng", "eng+deu"
+    confidences: tuple[float, ...]
+
+    @property
+    def mean_confidence(self) -> float:
+        return sum(self.confidences) / len(self.confidences) if self.confidences else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """An installed Tesseract: its command, version line and installed language packs."""
+
+    cmd: str
+    version: str
+    languages: frozenset[str]
+
+    @property
+    def name(self) -> str:
+        return f"tesseract {self.version}"
+
+
+@lru_cache(maxsize=8)
+def find_engine(cmd: str) -> Engine | None:
+    """The Tesseract `cmd` names, or None when it is not installed or does not answer."""
+    path = shutil.which(cmd)
+    if path is None:
+        return None
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+        langs = subprocess.run([path, "--list-langs"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if version.returncode != 0 or langs.returncode != 0:
+        return None
+    first = (version.stdout or version.stderr).strip().splitlines()
+    number = first[0].split()[-1] if first and first[0].split() else "?"
+    installed = frozenset(ln.strip() for ln in langs.stdout.splitlines()[1:] if ln.strip())
+    return Engine(path, number, installed)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Whether OCR can run with these settings: the engine and languages to use, or why not."""
+
+    engine: Engine | None
+    languages: str
+    warning: str | None  # said once per document that needs OCR
+
+    @property
+    def ready(self) -> bool:
+        return self.engine is not None and bool(self.languages)
+
+
+def plan(settings: Settings) -> Plan:
+    """The engine and the asked-for language packs that are installed; a warning when some or all
+    are missing (then the pages are read with the rest, or named as pages without text)."""
+    if settings.ocr == "off":
+        return Plan(None, "", "OCR is off (WORKBENCH_OCR=off)")
+    engine = find_engine(settings.tesseract_cmd)
+    asked = [lang for lang in settings.ocr_languages.split("+") if lang.strip()]
+    if engine is None:
+        return Plan(None, "", f"OCR is unavailable: Tesseract ({settings.tesseract_cmd}) is not installed "
+                              "(Debian: tesseract-ocr; `make run` installs it where it can)")
+    have = [lang for lang in asked if lang in engine.languages]
+    missing = [lang for lang in asked if lang not in engine.languages]
+    if not have:
+        return Plan(None, "", f"OCR is unavailable: Tesseract has no language pack for {'+'.join(asked) or '(none)'} "
+                              f"(Debian: tesseract-ocr-{asked[0] if asked else 'eng'})")
+    warn = (f"OCR read without the language pack(s) {', '.join(missing)} (not installed: Debian "
+            f"{', '.join('tesseract-ocr-' + m for m in missing)})") if missing else None
+    return Plan(engine, "+".join(have), warn)
+
+
+def read_pages(doc: pymupdf.Document, numbers: Iterable[int], settings: Settings, how: Plan,
+               on_page: Callable[[int, int], None] | None = None
+               ) -> dict[int, tuple[list[list[list[RawWord]]], PageOcr] | None]:
+    """OCR the 1-based pages `numbers` of an open document: per page its blocks → lines → words
+    (boxes in the same unrotated page space as the text layer's words) and its PageOcr, or None
+    where Tesseract failed on it. `on_page(done, total)` after each page, in the caller's thread."""
+    assert how.engine is not None
+    todo = list(numbers)
+    out: dict[int, tuple[list[list[list[RawWord]]], PageOcr] | None] = {}
+    if not todo:
+        return out
+    workers = max(1, settings.ocr_processes)
+    pending: deque[tuple[int, float, Future]] = deque()
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="workbench-ocr") as pool:
+        def collect_one() -> None:
+            number, scale, fut = pending.popleft()
+            try:
+                out[number] = _page_result(doc[number - 1], number, fut.result(), scale, settings, how)
+            except Exception as exc:  # noqa: BLE001 - one unreadable page leaves the rest read
+                log.warning("OCR of page %d failed: %s", number, exc)
+                out[number] = None
+            if on_page is not None:
+                on_page(len(out), len(todo))
+
+        for number in todo:
+            image, scale = _render(doc[number - 1], settings)  # PyMuPDF stays in this thread
+            pending.append((number, scale, pool.submit(_tesseract, how, image)))
+            while len(pending) > workers:  # at most one rendered page waiting per process
+                collect_one()
+        while pending:
+            collect_one()
+    return out
+
+
+def _render(page: pymupdf.Page, settings: Settings) -> tuple[bytes, float]:
+    """The page (as displayed: rotation applied) as an 8-bit grayscale PNM at ocr_dpi, or less
+    where that would exceed render_max_pixels; and the points per pixel."""
+    dpi = settings.ocr_dpi
+    w, h = page.rect.width * dpi / 72, page.rect.height * dpi / 72
+    if w * h > settings.render_max_pixels:
+        dpi = int(dpi * (settings.render_max_pixels / (w * h)) ** 0.5)
+    pix = page.get_pixmap(dpi=dpi, colorspace=mupdf().csGRAY, alpha=False)
+    return pix.tobytes("pnm"), page.rect.width / pix.width
+
+
+def _tesseract(how: Plan, image: bytes) -> str:
+    """Tesseract's TSV for one page image (stdin → stdout); raises on failure."""
+    assert how.engine is not None
+    proc = subprocess.run([how.engine.cmd, "stdin", "stdout", "-l", how.languages, "--psm", "3", "tsv"],
+                          input=image, capture_output=True, timeout=PAGE_TIMEOUT_S,
+                          env=child_env(OMP_THREAD_LIMIT="1"))
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.decode(errors="replace").strip()[:300] or f"exit {proc.returncode}")
+    return proc.stdout.decode("utf-8", errors="replace")
+
+
+def _page_result(page: pymupdf.Page, number: int, tsv: str, scale: float, settings: Settings, how: Plan
+                 ) -> tuple[list[list[list[RawWord]]], PageOcr]:
+    assert how.engine is not None
+    blocks, confs = parse_tsv(tsv, scale, page.derotation_matrix, settings.ocr_low_confidence)
+    return blocks, PageOcr(number, how.engine.name, how.languages, tuple(confs))
+
+
+def parse_tsv(tsv: str, scale: float, derotate, low: float) -> tuple[list[list[list[RawWord]]], list[float]]:
+    """Tesseract's TSV → blocks (its paragraphs) → lines → words, in its reading order, boxes
+    scaled from pixels to points and taken back to the unrotated page space; and each kept
+    word's confidence (0..1), in the same order. Punctuation-only specks below `low` confidence
+    (dirt, staples, a margin's shadow) are dropped."""
+    Rect = mupdf().Rect
+    blocks: dict[tuple[int, int, int], dict[int, list[tuple[RawWord, float]]]] = {}
+    for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
+        if row.get("level") != "5":
+            continue
+        text = (row.get("text") or "").strip()
+        try:
+            conf = float(row["conf"]) / 100.0
+            left, top, width, height = (int(row[k]) for k in ("left", "top", "width", "height"))
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not text or conf < 0 or (conf < low and not any(c.isalnum() for c in text)):
+            continue
+        r = Rect(left * scale, top * scale, (left + width) * scale, (top + height) * scale) * derotate
+        key = (int(row["page_num"]), int(row["block_num"]), int(row["par_num"]))
+        blocks.setdefault(key, {}).setdefault(int(row["line_num"]), []).append(
+            ((r.x0, r.y0, r.x1, r.y1, text, 0, 0, 0), min(conf, 1.0)))
+    out: list[list[list[RawWord]]] = []
+    confs: list[float] = []
+    for bi, lines in enumerate(blocks.values()):
+        block: list[list[RawWord]] = []
+        for li, words in enumerate(lines.values()):
+            block.append([(w[0], w[1], w[2], w[3], w[4], bi, li, wi) for wi, (w, _c) in enumerate(words)])
+            confs.extend(c for _w, c in words)
+        out.append(block)
+    return out, confs
