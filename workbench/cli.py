@@ -743,8 +743,9 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     if not settings.queue_url:
         raise UsageError("no job queue: set WORKBENCH_QUEUE_URL to a Redis URL (e.g. redis://127.0.0.1:6379/0)")
     from workbench.jobs.rq_queue import run_worker
+    from workbench.service import Workbench
 
-    run_worker(settings, burst=args.burst)
+    run_worker(settings, Workbench(settings), burst=args.burst)
     return 0
 
 

@@ -249,18 +249,14 @@ class RqQueue:
 
 
 # --- the worker side -------------------------------------------------------------------------
-_workbench = None
+_workbench = None  # the worker process's workspace, handed over by run_worker
 
 
 def _worker_workbench():
-    """One Workbench per worker process, from the worker's settings (environment / TOML): the
-    worker is an entry point, so it loads them."""
-    global _workbench
+    """The one workspace of this worker process (the CLI's `workbench worker` makes it and hands
+    it to run_worker: jobs stay below the service and never build one themselves)."""
     if _workbench is None:
-        from workbench.config import get_settings
-        from workbench.service import Workbench
-
-        _workbench = Workbench(get_settings())
+        raise RuntimeError("perform_job runs only in a worker started by run_worker")
     return _workbench
 
 
@@ -403,9 +399,11 @@ def _security_log_to_stderr() -> None:
         security.setLevel(logging.INFO)
 
 
-def run_worker(settings, burst: bool = False) -> bool:
-    """`workbench worker`: work the queue (until it is empty with burst). Loads the embedding
-    model before the first job so every job finds it warm."""
+def run_worker(settings, workbench, burst: bool = False) -> bool:
+    """`workbench worker`: work the queue with `workbench` (until it is empty with burst). Loads
+    the embedding model before the first job so every job finds it warm."""
+    global _workbench
+    _workbench = workbench
     conn = connect(settings.queue_url)
     _worker_workbench().retriever.embedder.embed(["warm up"])
     _security_log_to_stderr()

@@ -95,6 +95,11 @@ def test_the_first_gate_in_the_settings_order_decides():
     assert first_rejection(inp(quote, relevance=0.1), JudgmentSettings().gates).gate == "relevance"
 
 
-def test_an_unknown_gate_is_refused_by_the_settings():
-    with pytest.raises(ValueError, match="unknown gate"):
+def test_an_unknown_gate_is_refused_by_the_settings_and_the_settings_name_every_gate():
+    from typing import get_args
+
+    from workbench.config import GateName
+
+    with pytest.raises(ValueError, match="dangling_reference"):
         JudgmentSettings(gates=["relevance", "vibes"])
+    assert set(get_args(GateName)) == set(GATES)
