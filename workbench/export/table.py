@@ -48,10 +48,11 @@ def render_table(view: TableView, fmt: str) -> tuple[bytes, str, str]:
 
 def cli_row(c: TableCell) -> dict:
     """One cell as `workbench table --json` prints it (the issue's shape, plus status and review)."""
-    return {"document": c.filename, "document_id": c.document_id, "column": c.column_key, "question": c.question,
+    return {"document": c.filename, "document_id": c.document_id, "question": c.question,
             "short_answer": c.short_answer, "normalized": c.normalized, "answer": c.answer, "result": c.result,
             "grounding_confidence": c.grounding_confidence if c.run_id else None,
             "citations": [{"requirement_id": x.requirement_id, "page": x.page, "page_label": x.page_label,
                            "quote": x.quote} for x in c.citations],
-            "run_id": c.run_id, "status": c.status, "stale": c.stale, "review": c.review}
+            "run_id": c.run_id, "table_id": c.table_id, "column": c.column_key, "status": c.status, "stale": c.stale,
+            "review": c.review}
 

@@ -15,6 +15,7 @@ MAX_LABEL_WORDS = 6
 
 _YES_NO = re.compile(r"^(?:is|are|does|do|did|can|could|may|might|must|shall|should|will|would|has|have|was|were)\b",
                      re.IGNORECASE)
+_QUESTION_OPENER = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.IGNORECASE)
 # what a question names decides the fact its short answer reads; first match wins
 _KINDS: list[tuple[QuestionKind, re.Pattern[str]]] = [
     ("jurisdiction", re.compile(r"\b(?:governing law|govern(?:s|ed|ing)?|jurisdiction|venue|which (?:state|country)|"
@@ -41,7 +42,7 @@ def question_kind(question: str, label: str = "") -> QuestionKind:
 
 def parse_checklist(text: str) -> list[TableColumn]:
     """Columns from checklist text: one question a line; "Label: question" names the column (a
-    label of at most MAX_LABEL_WORDS words, no question mark), else the question is its own
+    label of at most MAX_LABEL_WORDS words that does not read as a question itself), else the question is its own
     label. Blank lines and lines starting with # are skipped; a repeated label is refused."""
     out: list[TableColumn] = []
     for raw in text.splitlines():
@@ -49,7 +50,8 @@ def parse_checklist(text: str) -> list[TableColumn]:
         if not line or line.startswith("#"):
             continue
         label, sep, rest = line.partition(": ")
-        if sep and rest.strip() and "?" not in label and len(label.split()) <= MAX_LABEL_WORDS:
+        if sep and rest.strip() and "?" not in label and len(label.split()) <= MAX_LABEL_WORDS \
+                and not _QUESTION_OPENER.match(label):
             key, question = label.strip(), rest.strip()
         else:
             key, question = line, line
