@@ -120,6 +120,7 @@ def cell_text(c: TableCell) -> str:
     short = " ".join((c.short_answer or "").split())
     if c.normalized and c.normalized.lower() != short.lower():
         short = f"{short} → {c.normalized}"
+    short = short if len(short) <= 140 else short[:139] + "…"  # the whole clause is under the grid
     return ("stale: " if c.status == "stale" else "") + short + REVIEW_MARK.get(c.review, "")
 
 
@@ -242,7 +243,7 @@ def grid(view: TableView) -> None:
     for col in view.table.columns:
         gob.configure_column(col.key, headerTooltip=col.question, tooltipField=col.key, width=200)
     gob.configure_grid_options(tooltipShowDelay=300, autoSizeStrategy=None)
-    res = AgGrid(frame, gridOptions=gob.build(), height=min(560, 90 + 64 * max(1, len(rows))),
+    res = AgGrid(frame, gridOptions=gob.build(), height=min(620, 80 + 150 * max(1, len(rows))),
                  key=f"table_grid_{view.table.table_id}", update_on=["cellClicked"], show_toolbar=False,
                  show_search=False, show_download_button=False)
     ev = res.event_data or {}
