@@ -38,6 +38,7 @@ else:
 pages = [
     st.Page(state.PAGE_DOCUMENTS, title="Documents", icon=":material/description:", default=True),
     st.Page(state.PAGE_RUN, title="Run", icon=":material/play_circle:"),
+    st.Page(state.PAGE_TABLE, title="Table", icon=":material/table_chart:"),
     st.Page(state.PAGE_REVIEW, title="Review", icon=":material/rule:"),
     st.Page(state.PAGE_ANSWER, title="Answer", icon=":material/article:"),
     st.Page(state.PAGE_CHECK, title="Check a draft", icon=":material/fact_check:"),

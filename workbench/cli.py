@@ -37,6 +37,7 @@ EXAMPLES = """examples:
   workbench show RUN_ID
   workbench review RUN_ID REQ-P003 --label unsupported --reviewer dana --note "about storage"
   workbench export RUN_ID --format bibtex --out refs.bib
+  workbench table contracts/*.pdf --questions contract --json
 
 --json prints one JSON object per line. Exit status: 0 done, 2 bad input or not found."""
 
@@ -749,6 +750,104 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_table(args: argparse.Namespace) -> int:
+    """`table DOCS… --questions FILE|contract`: build (or, with --table ID, grow) a review table and
+    run its new and stale cells, in this process (then print every cell) or on the workers with
+    --queue (then print the table id). `table show ID`, `table export ID --format F --out PATH`,
+    `table list`."""
+    from workbench.service import Workbench
+
+    words = list(args.args)
+    action = words[0] if words[0] in ("show", "export", "list") and not Path(words[0]).exists() else "build"
+    wb = Workbench(_settings())
+    if action == "list":
+        rows = [{"table_id": t.table_id, "name": t.name, "documents": len(t.rows), "questions": len(t.columns),
+                 "created_at": t.created_at.isoformat()} for t in wb.tables()]
+        if args.json:
+            emit(rows)
+        for r in [] if args.json else rows:
+            print(f"{r['table_id']}  {r['documents']} documents x {r['questions']} questions  {r['name']}")
+        return 0
+    if action in ("show", "export"):
+        if len(words) != 2:
+            raise UsageError(f"table {action}: name one TABLE_ID (`workbench table list` lists them)")
+        if action == "export":
+            return _table_export(wb, words[1], args)
+        _print_table(wb.table_view(words[1]), args.json)
+        return 0
+    if not args.questions:
+        raise UsageError("table: --questions FILE is required (one question a line, \"Label: question\"), or "
+                         "--questions contract for the built-in contract checklist")
+    from workbench.table.checklist import read_checklist
+
+    columns = read_checklist(args.questions)
+    paths = [read_pdf_arg(f) for f in words]
+    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=_pdf_password(args), source_type=args.source_type).id
+               for p in paths]
+    if args.queue and not wb.settings.queue_url:
+        raise UsageError("--queue needs a job queue: set WORKBENCH_QUEUE_URL to a Redis URL "
+                         "(e.g. redis://127.0.0.1:6379/0) and start `workbench worker`")
+    if args.table:
+        table = wb.add_to_table(args.table, document_ids=doc_ids, columns=columns)
+    else:
+        table = wb.create_table(doc_ids, columns, name=args.name or Path(args.questions).stem)
+    records = wb.run_table(table.table_id, backend=args.backend)
+    if args.queue:
+        if args.json:
+            emit([{"table_id": table.table_id, "cells_queued": len(records)}])
+        else:
+            print(f"table {table.table_id}: {len(records)} cell(s) queued; `workbench table show {table.table_id}`")
+        return 0
+    wb.wait([r.job_id for r in records if r.job_id], timeout=args.timeout)
+    view = wb.table_view(table.table_id)
+    _print_table(view, args.json)
+    failed = [c for c in view.cells if c.status in ("failed", "queued", "running")]
+    if failed:
+        print(f"workbench: {len(failed)} cell(s) not answered: {failed[0].filename} / {failed[0].column_key}: "
+              f"{failed[0].error or failed[0].status}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _print_table(view, as_json: bool) -> None:
+    from workbench.export.table import cli_row
+
+    if as_json:
+        emit(cli_row(c) for c in view.cells)
+        return
+    t = view.table
+    counts = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(view.counts.items()))
+    print(f"table {t.table_id} ({t.name}): {len(t.rows)} documents x {len(t.columns)} questions; {counts}")
+    for row in t.rows:
+        print(row.filename)
+        for c in (c for c in view.cells if c.row_key == row.key):
+            short = " ".join((c.short_answer or c.status.replace("_", " ")).split())
+            short = short if len(short) <= 90 else short[:89] + "…"
+            norm = f" [{c.normalized}]" if c.normalized and c.normalized != short else ""
+            cites = ", ".join(f"{x.requirement_id} p. {x.page_label or x.page}" for x in c.citations[:2])
+            flags = "".join(f" ({w})" for w in (c.status if c.status != "done" else "",
+                                                 c.review if c.review != "unreviewed" else "") if w)
+            print(f"  {c.column_key}: {short}{norm}{flags}" + (f"  — {cites}" if cites else ""))
+
+
+def _table_export(wb, table_id: str, args: argparse.Namespace) -> int:
+    import os
+
+    if not args.format or not args.out:
+        raise UsageError("table export: give --format csv|json and --out PATH")
+    out = Path(args.out)
+    if out.is_dir() or not out.parent.exists():
+        raise UsageError(f"--out {args.out}: not a writable file path (does its folder exist?)")
+    data, media, _ext = wb.export_table(table_id, args.format)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, out)
+    if args.json:
+        emit([{"out": str(out), "format": args.format, "media_type": media, "bytes": len(data)}])
+    else:
+        print(f"wrote {out} ({args.format}, {len(data)} bytes)")
+    return 0
+
+
 # --- parser ----------------------------------------------------------------------------------
 SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
 EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
@@ -898,6 +997,26 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--limit", type=int, default=500, help="the newest N events (default 500)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_security_log)
+
+    s = sub.add_parser("table", help="a review table: documents x checklist questions, every cell cited",
+                       description=_cmd_table.__doc__)
+    s.add_argument("args", nargs="+", metavar="DOCS… | show ID | export ID | list")
+    s.add_argument("--questions", metavar="FILE", help="one question a line (\"Label: question\"); "
+                   "contract: the built-in contract checklist")
+    s.add_argument("--table", metavar="TABLE_ID", help="add the documents and questions to this table: only new "
+                   "and stale cells run")
+    s.add_argument("--name", help="the table's name (default: the checklist's file name)")
+    s.add_argument("--backend", default=None, help="rules (default, offline) or openai")
+    s.add_argument("--source-type", choices=SOURCE_TYPES, default=None,
+                   help="for PDFs not stored yet (default other)")
+    s.add_argument("--timeout", type=float, default=None, metavar="S", help="stop waiting for cells after S seconds")
+    s.add_argument("--format", choices=["csv", "json"], help="export: the file format")
+    s.add_argument("--out", metavar="PATH", help="export: the file to write")
+    _pdf_password_options(s)
+    s.add_argument("--queue", action="store_true", help="run the cells on `workbench worker` processes "
+                   "(WORKBENCH_QUEUE_URL) and print the table id")
+    s.add_argument("--json", action="store_true", help="one object per cell")
+    s.set_defaults(func=_cmd_table)
 
     s = sub.add_parser("jobs", help="queued, running and finished jobs with their progress")
     s.add_argument("--json", action="store_true")

@@ -28,8 +28,9 @@ RejectionReason = Literal[
 ]
 Label = Literal["supported", "unsupported", "reset"]
 # label: a reviewer's decision; added: a reviewer added evidence the pipeline missed (counts as
-# supported); adjudication: the decision that settles two reviewers' disagreement
-EventKind = Literal["label", "added", "adjudication"]
+# supported); adjudication: the decision that settles two reviewers' disagreement; correction: a
+# reviewer's own answer for a review-table cell (requirement_id CELL_ID, the answer in `value`)
+EventKind = Literal["label", "added", "adjudication", "correction"]
 FinalStatus = Literal["supported", "unsupported"]
 Stage = Literal["retrieval", "extract", "verify", "compose", "quality_review", "finalize"]
 STAGES: tuple[str, ...] = ("retrieval", "extract", "verify", "compose", "quality_review", "finalize")
@@ -365,6 +366,7 @@ class ReviewEvent(BaseModel):
     verifier_verdict: FinalStatus | None = None  # what the verifier said at the time
     kind: EventKind = "label"
     evidence: Evidence | None = None  # the item a reviewer added (kind "added")
+    value: str | None = None  # kind "correction": the cell's answer as the reviewer states it
 
 
 RunKind = Literal["question", "draft"]
@@ -566,7 +568,7 @@ class ReviewMetrics(BaseModel):
     per_run: list[ReviewMetrics] = Field(default_factory=list)  # filled for the overall view
 
 
-JobKind = Literal["ingest", "index", "ask", "verify"]
+JobKind = Literal["ingest", "index", "ask", "verify", "cell"]  # cell: one question over one document, for a review table
 JobStatus = Literal["queued", "running", "finished", "failed"]
 
 
@@ -605,3 +607,120 @@ class Identity(BaseModel):
     # session version. The service re-reads the account on every action and refuses a session whose
     # proof no longer matches (password, role or disabled changed since), or has none.
     session: str | None = None
+
+
+# --- review tables (a data room: documents x questions, every cell a run) ----------------------------
+CELL_ID = "CELL"  # the requirement_id of a cell correction event (kind "correction") on the cell's run
+QuestionKind = Literal["jurisdiction", "date", "duration", "amount", "percent", "yes_no", "text"]
+# done: its run is stored and current; stale: stored, but its document, question or the engine changed
+# since; not_run: never asked (or its job is gone with the process that held it)
+CellStatus = Literal["done", "stale", "running", "queued", "failed", "not_run"]
+CellReview = Literal["unreviewed", "accepted", "rejected", "corrected"]
+
+
+class TableColumn(BaseModel):
+    """A checklist question: its label (the column's header and key), the question asked of each
+    document, and the kind of short answer it wants (workbench.table.checklist.question_kind)."""
+
+    key: str
+    question: str
+    kind: QuestionKind = "text"
+
+
+class TableRow(BaseModel):
+    """A document of the data room. `key` is its file name: a new file of the same name is a new
+    version of the row (its cells go stale); `document_id` is the version the row reads now."""
+
+    key: str
+    document_id: str
+    filename: str
+
+
+class ReviewTable(BaseModel):
+    """Documents x questions. Rows and columns are added, never silently changed; each cell's
+    answer is a stored run (TableCellRecord), so review, history and exports work as for any run."""
+
+    table_id: str
+    name: str
+    rows: list[TableRow] = Field(default_factory=list)
+    columns: list[TableColumn] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)
+    created_by: str | None = None
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class TableCellRecord(BaseModel):
+    """One run asked for a cell (append-only: a rerun adds a record, the newest is the cell's), with
+    what it was asked of: the document version, the question and the engine version."""
+
+    id: int | None = None
+    table_id: str
+    row_key: str
+    column_key: str
+    document_id: str
+    question: str
+    run_id: str
+    job_id: str | None = None
+    engine_version: str
+    created_at: datetime = Field(default_factory=utcnow)
+    requested_by: str | None = None
+
+
+class CellCitation(BaseModel):
+    """A verified quote a cell rests on (the short answer's first)."""
+
+    requirement_id: str
+    document_id: str
+    page: int | None = None
+    page_label: str | None = None
+    quote: str
+    start: int | None = None
+    end: int | None = None
+    final_status: FinalStatus = "supported"
+    human_label: FinalStatus | None = None
+
+
+class TableCell(BaseModel):
+    """A cell as a reader sees it: the short answer (characters of a verified quote, normalised
+    beside it; or yes/no citing its clause; or "not found"), the run's answer after review, the
+    citations, and where it stands (status, stale reasons, review). A correction wins."""
+
+    table_id: str
+    row_key: str
+    column_key: str
+    document_id: str
+    filename: str
+    question: str
+    kind: QuestionKind = "text"
+    status: CellStatus = "not_run"
+    stale: list[str] = Field(default_factory=list)  # why it no longer answers the row and column as they are
+    short_answer: str | None = None
+    normalized: str | None = None
+    machine_short_answer: str | None = None  # the engine's, kept beside a reviewer's correction
+    answer: str = ""
+    result: str | None = None  # NO_AUTHORITATIVE_EVIDENCE: no verified evidence ("not found")
+    grounding_confidence: GroundingConfidence = "insufficient"
+    badge: Badge | None = None
+    citations: list[CellCitation] = Field(default_factory=list)
+    basis: str | None = None  # the evidence ID the short answer was read from
+    review: CellReview = "unreviewed"
+    reviewed_by: str | None = None
+    review_note: str | None = None
+    reviewed_at: datetime | None = None
+    run_id: str | None = None
+    job_id: str | None = None
+    engine_version: str | None = None
+    error: str | None = None  # failed: why
+    record_problems: list[str] = Field(default_factory=list)
+
+
+class TableView(BaseModel):
+    """A table with every cell as a reader sees it now, row by row, and the counts by status."""
+
+    table: ReviewTable
+    cells: list[TableCell] = Field(default_factory=list)
+    engine_version: str
+    counts: dict[str, int] = Field(default_factory=dict)
+
+    def cell(self, row_key: str, column_key: str) -> TableCell | None:
+        return next((c for c in self.cells if c.row_key == row_key and c.column_key == column_key), None)

@@ -406,6 +406,8 @@ def reviewed_run(run: Run, events: Iterable[ReviewEvent], problems: Mapping[str,
 
     settle([])  # the hash re-check alone may already change what is citable
     for ev in events:
+        if ev.kind == "correction":  # a review-table cell's answer (workbench.table): no item's status
+            continue
         if ev.requirement_id.startswith(SENTENCE_PREFIX):
             n = ev.requirement_id[len(SENTENCE_PREFIX):]
             if n.isdigit() and 1 <= int(n) <= len(answer.sentences):

@@ -371,12 +371,12 @@ class Workbench:
                backend: str | None = None, source_type: str | None = None, password: str | None = None,
                identity: Identity | None = None):
         """Queue a job → JobInfo: "ingest" (paths: open, keep and index), "index" (document_ids),
-        "ask" (questions over document_ids and/or paths: one run per question) or "verify"
-        (claims). Bad input is refused here, before anything is queued. `identity` (who asked,
+        "ask" (questions over document_ids and/or paths: one run per question), "cell" (a review
+        table's cell: one question over one document) or "verify" (claims). Bad input is refused here, before anything is queued. `identity` (who asked,
         sign-in on) travels signed with the job. A `password` is never queued: the PDFs it opens
         are opened and stored here, and the job names their stored ids."""
-        if kind not in ("ingest", "index", "ask", "verify"):
-            raise WorkbenchError(f"unknown job kind {kind!r}: use ingest, index, ask or verify")
+        if kind not in ("ingest", "index", "ask", "verify", "cell"):
+            raise WorkbenchError(f"unknown job kind {kind!r}: use ingest, index, ask, verify or cell")
         if identity is not None and self.sign_in_required():
             identity = self.identity(identity)  # a job names only a session the store still holds
         files = [str(Path(p).resolve()) for p in paths or []]
@@ -387,10 +387,12 @@ class Workbench:
             document_ids, files = list(dict.fromkeys([*(document_ids or []), *opened])), []
         payload: dict = {"document_ids": list(document_ids or []), "paths": files, "backend": backend,
                          "source_type": source_type}
-        if kind == "ask":
+        if kind in ("ask", "cell"):
             payload["questions"] = [" ".join(q.split()) for q in questions or [] if q and q.strip()]
             if not payload["questions"]:
                 raise WorkbenchError("No question given: type a question (or a list, one per line).")
+        if kind == "cell" and (len(payload["questions"]) != 1 or len(payload["document_ids"]) + len(files) != 1):
+            raise WorkbenchError("a table cell is one question over one document")
         if kind == "verify":
             payload["claims"] = [c for c in claims or [] if c and c.strip()]
             if not payload["claims"]:
@@ -1122,3 +1124,203 @@ class Workbench:
                               pdf_bytes=self.pdf_bytes, document_text=lambda d: self.parsed(d).text)
         return render(bundle, fmt, min_coverage=self.settings.gate_min_coverage,
                       min_support=self.settings.gate_min_support, force=force, reason=reason, by=by)
+
+    # --- review tables: documents x questions, every cell a run (workbench.table) ------------------
+    @staticmethod
+    def checklist(text: str | None = None, *, built_in: str = "contract"):
+        """Columns (models.TableColumn) from checklist text ("Label: question" lines), else the
+        built-in checklist named `built_in` (workbench/checklists/)."""
+        from workbench.table import checklist
+
+        return checklist.parse_checklist(text) if text is not None else checklist.built_in(built_in)
+
+    def engine_version(self, backend: str | None = None) -> str:
+        """The version of what answers a cell now (workbench.table.cells.engine_version): a cell
+        answered by another is stale."""
+        from workbench.pipeline.run import settings_used
+        from workbench.table.cells import engine_version
+
+        cal = self.calibration()
+        return engine_version(settings_used(self.settings, backend or self.settings.backend), cal.id if cal else None)
+
+    def tables(self):
+        """Stored review tables (models.ReviewTable), newest first."""
+        return self.store.list_tables()
+
+    def table(self, table_id: str):
+        return self.store.get_table(table_id)
+
+    def create_table(self, document_ids: list[str], columns: list, *, name: str | None = None,
+                     identity: Identity | None = None):
+        """A new review table over stored documents (rows, by file name) and checklist columns
+        (models.TableColumn). Nothing runs yet: run_table does."""
+        import uuid
+
+        from workbench.models import ReviewTable
+
+        me = self.identity(identity) if identity is not None and self.sign_in_required() else None
+        table = ReviewTable(table_id=uuid.uuid4().hex[:12], name=" ".join((name or "").split())[:200] or "Review table",
+                            created_by=me.name if me else None)
+        table = self._grow_table(table, document_ids, columns)
+        if not table.rows or not table.columns:
+            raise WorkbenchError("a review table needs at least one document and one question")
+        self.store.put_table(table)
+        return table
+
+    def add_to_table(self, table_id: str, *, document_ids: list[str] | None = None, columns: list | None = None):
+        """Add documents (a file name the table has already: its new version, and that row's cells
+        go stale) and questions (a label it has already: the column's new question, its cells go
+        stale). run_table then runs only the new and stale cells."""
+        table = self._grow_table(self.table(table_id), document_ids or [], columns or [])
+        self.store.put_table(table)
+        return table
+
+    def _grow_table(self, table, document_ids: list[str], columns: list):
+        from workbench.models import TableColumn, TableRow, utcnow
+        from workbench.table.checklist import question_kind
+
+        rows = {r.key: r for r in table.rows}
+        seen: dict[str, str] = {}
+        for did in dict.fromkeys(document_ids):
+            doc = self.document(did)
+            if doc.filename in seen:
+                raise WorkbenchError(f"two documents are named {doc.filename}: a table's rows are file names, "
+                                     "so rename one (or add one, then the other as its new version)")
+            seen[doc.filename] = did
+            rows[doc.filename] = TableRow(key=doc.filename, document_id=did, filename=doc.filename)
+        cols = {c.key: c for c in table.columns}
+        for c in columns:
+            c = c if isinstance(c, TableColumn) else TableColumn(key=str(c), question=str(c))
+            question = " ".join(c.question.split())
+            if not question:
+                raise WorkbenchError(f"the column {c.key!r} has no question")
+            cols[c.key] = TableColumn(key=c.key, question=question, kind=question_kind(question, c.key)
+                                      if c.kind == "text" else c.kind)
+        return table.model_copy(update={"rows": list(rows.values()), "columns": list(cols.values()),
+                                        "updated_at": utcnow()})
+
+    def run_table(self, table_id: str, *, backend: str | None = None, rerun_failed: bool = True,
+                  identity: Identity | None = None):
+        """Queue a "cell" job (one question over one document, stored as a run) for every cell not
+        run yet, stale, or failed; cells done and current are left alone. In this process, or on
+        the workers when a queue is configured. Returns the new cell records (models.TableCellRecord)."""
+        from workbench.jobs.tasks import run_ids_for
+        from workbench.models import TableCellRecord
+
+        view = self.table_view(table_id)
+        engine = self.engine_version(backend)
+        todo = [c for c in view.cells if c.status in ("not_run", "stale") or (rerun_failed and c.status == "failed")]
+        records, pending = [], []
+        for c in todo:
+            info = self.submit("cell", questions=[c.question], document_ids=[c.document_id], backend=backend,
+                               identity=identity)
+            pending.append(TableCellRecord(table_id=table_id, row_key=c.row_key, column_key=c.column_key,
+                                           document_id=c.document_id, question=c.question,
+                                           run_id=run_ids_for(info.job_id, 1)[0], job_id=info.job_id,
+                                           engine_version=engine,
+                                           requested_by=info.requested_by.name if info.requested_by else None))
+            if len(pending) >= 25:  # named in the store as they go: a crash forgets at most a few
+                records += self.store.add_cells(pending)
+                pending = []
+        if pending:
+            records += self.store.add_cells(pending)
+        return records
+
+    def table_view(self, table_id: str):
+        """The table with every cell as a reader sees it now (models.TableView): status (done,
+        stale, running, queued, failed, not run), short answer and normalised form, the answer
+        after review, citations, and the reviewer's correction, which wins."""
+        from workbench.models import TableCell, TableView
+        from workbench.table.cells import answered_cell, current_correction, latest_records, stale_reasons
+
+        table = self.table(table_id)
+        engine = self.engine_version()
+        records = self.store.cell_records(table_id)
+        latest = latest_records(records)
+        cells = []
+        for row in table.rows:
+            for col in table.columns:
+                rec = latest.get((row.key, col.key))
+                base = TableCell(table_id=table_id, row_key=row.key, column_key=col.key, document_id=row.document_id,
+                                 filename=row.filename, question=col.question, kind=col.kind)
+                if rec is None:
+                    cells.append(base)
+                    continue
+                base = base.model_copy(update={"run_id": rec.run_id, "job_id": rec.job_id,
+                                               "engine_version": rec.engine_version, "document_id": rec.document_id})
+                stale = stale_reasons(rec, row, col, engine)
+                if self.store.has_run(rec.run_id):
+                    rr = self.reviewed(rec.run_id)
+                    # a correction holds while the document and question are the ones it was made on
+                    same = [r.run_id for r in records if r.row_key == row.key and r.column_key == col.key
+                            and r.document_id == rec.document_id and r.question == rec.question
+                            and self.store.has_run(r.run_id)]
+                    events = sorted((e for rid in same for e in self.store.history(rid) if e.kind == "correction"),
+                                    key=lambda e: e.timestamp)
+                    cell = answered_cell(base, rr, col, current_correction(events))
+                    cells.append(cell.model_copy(update={"status": "stale" if stale else "done", "stale": stale}))
+                    continue
+                try:
+                    info = self.job(rec.job_id) if rec.job_id else None
+                except NotFoundError:
+                    info = None
+                if info is None:
+                    cells.append(base.model_copy(update={"status": "failed", "error": (
+                        "its job is gone (the process that ran it ended before it finished): run the table again")}))
+                elif info.status == "failed":
+                    cells.append(base.model_copy(update={"status": "failed", "error": info.error}))
+                else:  # finished jobs have stored their run: a job just finishing reads as running
+                    cells.append(base.model_copy(update={"status": "queued" if info.status == "queued" else "running"}))
+        counts: dict[str, int] = {}
+        for c in cells:
+            counts[c.status] = counts.get(c.status, 0) + 1
+        return TableView(table=table, cells=cells, engine_version=engine, counts=counts)
+
+    def _table_cell(self, table_id: str, row_key: str, column_key: str):
+        view = self.table_view(table_id)
+        cell = view.cell(row_key, column_key)
+        if cell is None:
+            raise NotFoundError(f"table {table_id} has no cell ({row_key!r}, {column_key!r})")
+        if cell.run_id is None or cell.status not in ("done", "stale"):
+            raise WorkbenchError(f"the cell ({row_key}, {column_key}) has no answer yet ({cell.status}): run the "
+                                 "table first")
+        return cell
+
+    def review_cell(self, table_id: str, row_key: str, column_key: str, label: str, reviewer: str | None,
+                    note: str = "", *, identity: Identity | None = None) -> ReviewEvent:
+        """Accept (supported) or reject (unsupported) a cell: a review label on the evidence its
+        short answer rests on (Workbench.review), so the run, its answer and exports follow; a
+        rejected basis makes the cell read the next supported quote, or "not found"."""
+        cell = self._table_cell(table_id, row_key, column_key)
+        if cell.basis is None:
+            raise WorkbenchError("this cell rests on no evidence (not found): correct it with the answer instead, "
+                                 "or add the evidence on the Review page")
+        return self.review(cell.run_id, cell.basis, label, reviewer, note, identity=identity)
+
+    def correct_cell(self, table_id: str, row_key: str, column_key: str, value: str | None, reviewer: str | None,
+                     note: str = "", *, identity: Identity | None = None) -> ReviewEvent:
+        """Record a reviewer's answer for a cell (None: withdraw the correction): an append-only
+        review event (kind "correction") on the cell's run, with who and why; it wins over the
+        engine's short answer while the cell's document and question stay the same. Needs the
+        role that labels (auth.PERMISSIONS["label"]) and, like every decision, a reason is kept."""
+        from workbench.models import CELL_ID
+
+        reviewer = self._reviewer(reviewer, identity, "label")
+        cell = self._table_cell(table_id, row_key, column_key)
+        text = None if value is None else " ".join(value.split())
+        if text is not None and not text:
+            raise WorkbenchError("the correction is empty: write the cell's answer (or reset the correction)")
+        return self.store.add_review(ReviewEvent(run_id=cell.run_id, requirement_id=CELL_ID,
+                                                 label="reset" if text is None else "supported", reviewer=reviewer,
+                                                 note=note or "", kind="correction", value=text))
+
+    TABLE_FORMATS = ("csv", "json")
+
+    def export_table(self, table_id: str, fmt: str) -> tuple[bytes, str, str]:
+        """A table as csv (one line per cell, every citation in it) or json (the TableView) →
+        (bytes, media type, file extension)."""
+        from workbench.export.table import render_table
+
+        if fmt not in self.TABLE_FORMATS:
+            raise WorkbenchError(f"unknown table export format {fmt!r}: use one of {', '.join(self.TABLE_FORMATS)}")
+        return render_table(self.table_view(table_id), fmt)

@@ -14,7 +14,7 @@ import pytest
 PG_BASE = os.environ.get("WORKBENCH_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 TABLES = ("documents", "evidence_ids", "runs", "run_evidence", "review_events", "users", "security_events",
-          "workspace_flags")
+          "workspace_flags", "review_tables", "table_cells")
 
 
 def _pg_connect():

@@ -104,6 +104,10 @@ def _human_changes(rb: RunBundle) -> list[str]:
     for e in rb.history:
         before = e.previous_label or f"verifier {e.verifier_verdict or '?'}"
         note = f" — {e.note}" if e.note else ""
+        if e.kind == "correction":  # a review-table cell's answer, as the reviewer states it
+            said = f"corrected the table cell to “{e.value}”" if e.value else "withdrew the cell correction"
+            out.append(f"{_when(e.timestamp)} {e.reviewer}: {said}{note}")
+            continue
         out.append(f"{_when(e.timestamp)} {e.reviewer}: {e.requirement_id} {before} → {e.label}{note}")
     return out
 

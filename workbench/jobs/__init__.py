@@ -61,7 +61,7 @@ def wait(queue: JobQueue, job_ids: list[str], timeout: float | None = None, poll
 
 class InProcessQueue:
     """Jobs on one background thread of this process, in submission order; records in memory
-    (the last `keep` jobs)."""
+    (every job not ended, and the last `keep` jobs)."""
 
     def __init__(self, workbench, keep: int = 200):
         self.wb = workbench
@@ -77,8 +77,11 @@ class InProcessQueue:
         with self._lock:
             self._jobs[info.job_id] = info
             self._events[info.job_id] = []
-            while len(self._jobs) > self.keep:
-                old, _ = self._jobs.popitem(last=False)
+            # forget the oldest ended jobs beyond `keep`; a queued or running one is never forgotten
+            # (it would never run: a review table queues hundreds of cells at once)
+            ended = [j for j, i in self._jobs.items() if i.status in DONE]
+            for old in ended[:max(0, len(self._jobs) - self.keep)]:
+                del self._jobs[old]
                 self._events.pop(old, None)
         self._pool.submit(self._run, info.job_id, payload)
         return info

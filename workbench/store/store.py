@@ -21,7 +21,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, OperationalError
 
 from workbench.config import Settings
 from workbench.errors import ConfigError, HashMismatchError, NotFoundError, RecordProblemError, WorkbenchError
-from workbench.models import ID_PREFIX, Document, Evidence, ReviewEvent, Run, utcnow
+from workbench.models import ID_PREFIX, Document, Evidence, ReviewEvent, ReviewTable, Run, TableCellRecord, utcnow
 from workbench.redact import redact, redact_url
 from workbench.store import migrate
 from workbench.store.chain import HEADS_DIR, ChainHeads, Head, Walk, walk
@@ -31,9 +31,11 @@ from workbench.store.tables import (
     DocumentRow,
     EvidenceIdRow,
     ReviewEventRow,
+    ReviewTableRow,
     RunEvidenceRow,
     RunRow,
     SecurityEventRow,
+    TableCellRow,
     UserRow,
     WorkspaceFlagRow,
 )
@@ -44,6 +46,7 @@ _RETRIES = 20
 
 _D, _E, _R, _RE, _EV = (t.__table__ for t in (DocumentRow, EvidenceIdRow, RunRow, RunEvidenceRow, ReviewEventRow))
 _U, _SEC, _FLAG = UserRow.__table__, SecurityEventRow.__table__, WorkspaceFlagRow.__table__
+_TBL, _CELL = ReviewTableRow.__table__, TableCellRow.__table__
 _USER_COLUMNS = (_U.c.name, _U.c.role, _U.c.password_hash, _U.c.disabled, _U.c.session_version)
 
 
@@ -373,7 +376,8 @@ class Store:
             values = dict(run_id=event.run_id, requirement_id=event.requirement_id, label=event.label,
                           reviewer=event.reviewer, note=event.note, timestamp=ts, previous_label=previous,
                           verifier_verdict=verdict, kind=event.kind,
-                          evidence=event.evidence.model_dump_json() if event.evidence is not None else None)
+                          evidence=event.evidence.model_dump_json() if event.evidence is not None else None,
+                          value=event.value)
             values["chain_hash"] = self._chain(w.end, values)
             base = head or Head(run_id=event.run_id)
             self.heads.write(base.model_copy(update=dict(chain=w.end, events=w.chained, pending=values["chain_hash"])))
@@ -414,12 +418,55 @@ class Store:
         with self._read() as conn:
             return conn.execute(select(func.count()).select_from(_EV).where(_EV.c.run_id == run_id)).scalar() or 0
 
+    # --- review tables (models.ReviewTable; cells are runs, named append-only in table_cells) ---
+    def put_table(self, table: ReviewTable) -> None:
+        """Store a table's rows and columns (new, or grown: rows and columns are only added)."""
+        values = dict(name=table.name, spec=table.model_dump_json(), created_at=_utc(table.created_at),
+                      updated_at=_utc(table.updated_at))
+        with self._write() as conn:
+            if conn.execute(select(_TBL.c.table_id).where(_TBL.c.table_id == table.table_id)).first():
+                conn.execute(update(_TBL).where(_TBL.c.table_id == table.table_id).values(**values))
+            else:
+                conn.execute(insert(_TBL).values(table_id=table.table_id, **values))
+
+    def get_table(self, table_id: str) -> ReviewTable:
+        with self._read() as conn:
+            spec = conn.execute(select(_TBL.c.spec).where(_TBL.c.table_id == table_id)).scalar()
+        if spec is None:
+            raise NotFoundError(f"no table {table_id!r} in the store: `workbench table list` lists them")
+        return ReviewTable.model_validate_json(spec)
+
+    def list_tables(self) -> list[ReviewTable]:
+        """All tables, newest first."""
+        with self._read() as conn:
+            rows = conn.execute(select(_TBL.c.spec).order_by(_TBL.c.created_at.desc())).scalars()
+            return [ReviewTable.model_validate_json(s) for s in rows]
+
+    def add_cells(self, cells: list[TableCellRecord]) -> list[TableCellRecord]:
+        """Append cell records (one transaction); returns them with their ids."""
+        out = []
+        with self._write() as conn:
+            for c in cells:
+                values = c.model_dump(exclude={"id"})
+                values["created_at"] = _utc(c.created_at)
+                new_id = conn.execute(insert(_CELL).values(**values)).inserted_primary_key[0]
+                out.append(c.model_copy(update={"id": new_id}))
+        return out
+
+    def cell_records(self, table_id: str) -> list[TableCellRecord]:
+        """Every cell record of a table, oldest first (the newest per row and column is the cell's)."""
+        with self._read() as conn:
+            rows = conn.execute(select(_CELL).where(_CELL.c.table_id == table_id).order_by(_CELL.c.id)).mappings().all()
+        return [TableCellRecord(**{**r, "created_at": _utc(r["created_at"])}) for r in rows]
+
     # --- integrity ---------------------------------------------------------------------------
     @staticmethod
     def _fields(e) -> tuple:  # noqa: ANN001 - a row mapping or the values dict
-        return (e["run_id"], e["requirement_id"], e["label"], e["reviewer"], e["note"],
-                _utc(e["timestamp"]).isoformat(), e["previous_label"], e["verifier_verdict"], e["kind"] or "label",
-                e["evidence"])
+        fields = (e["run_id"], e["requirement_id"], e["label"], e["reviewer"], e["note"],
+                  _utc(e["timestamp"]).isoformat(), e["previous_label"], e["verifier_verdict"], e["kind"] or "label",
+                  e["evidence"])
+        # a cell correction's answer is chained too; events without one keep the hashes they had
+        return fields if e.get("value") is None else (*fields, e["value"])
 
     def _chain(self, prev: str | None, e) -> str:  # noqa: ANN001 - a row mapping or the values dict
         return self.signer.sign("event", prev, *self._fields(e))

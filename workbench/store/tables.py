@@ -98,6 +98,7 @@ class ReviewEventRow(Base):
     verifier_verdict: Mapped[str | None] = mapped_column(String(16), nullable=True)
     kind: Mapped[str] = mapped_column(String(16), server_default="label")  # label | added | adjudication
     evidence: Mapped[str | None] = mapped_column(Text, nullable=True)  # models.Evidence JSON when kind is added
+    value: Mapped[str | None] = mapped_column(Text, nullable=True)  # kind correction: the reviewer's answer
     # HMAC over this event's fields and the previous event's chain_hash of the same run
     chain_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     __table_args__ = (
@@ -149,3 +150,35 @@ class WorkspaceFlagRow(Base):
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
     set_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ReviewTableRow(Base):
+    """A review table (models.ReviewTable): its rows and columns as JSON. Its cells are runs,
+    named in table_cells."""
+
+    __tablename__ = "review_tables"
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    spec: Mapped[str] = mapped_column(Text)  # models.ReviewTable as JSON
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class TableCellRow(Base):
+    """A run asked for a table cell (models.TableCellRecord). Append-only: a rerun adds a row, the
+    newest per (table, row, column) is the cell's. No foreign key to runs: a cell is named before
+    its job has stored the run."""
+
+    __tablename__ = "table_cells"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(32), ForeignKey("review_tables.table_id"))
+    row_key: Mapped[str] = mapped_column(String(512))
+    column_key: Mapped[str] = mapped_column(String(200))
+    document_id: Mapped[str] = mapped_column(String(64))
+    question: Mapped[str] = mapped_column(Text)
+    run_id: Mapped[str] = mapped_column(String(64))
+    job_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    engine_version: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    requested_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    __table_args__ = (Index("ix_table_cells_table", "table_id", "row_key", "column_key", "id"),)

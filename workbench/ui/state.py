@@ -29,6 +29,8 @@ PENDING_PASSWORDS = "pending_passwords"  # uploaded files waiting for a password
 NOTE = "review_note"
 UPLOAD_NONCE = "upload_nonce"  # bumped to clear the uploader after ingest
 QP_SEEN = "query_params_seen"  # (run, evidence) last read from or written to the URL
+TABLE = "selected_table"  # the review table shown on the Table page
+TABLE_CELL = "selected_table_cell"  # (row key, column key) of the cell shown under the grid
 
 # Page scripts, for st.Page / st.switch_page / st.page_link. Absolute, so the app also runs
 # from an entry file elsewhere (the AppTest tests do that: see tests/ui/test_pages.py).
@@ -39,6 +41,7 @@ PAGE_RUN = str(PAGES_DIR / "run.py")
 PAGE_REVIEW = str(PAGES_DIR / "review.py")
 PAGE_ANSWER = str(PAGES_DIR / "answer.py")
 PAGE_CHECK = str(PAGES_DIR / "check.py")
+PAGE_TABLE = str(PAGES_DIR / "table.py")
 PAGE_DASHBOARD = str(PAGES_DIR / "dashboard.py")
 PAGE_EXPORT = str(PAGES_DIR / "export.py")
 
