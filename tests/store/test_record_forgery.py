@@ -52,6 +52,9 @@ APP_GRANTS = [
     "GRANT USAGE ON SEQUENCE review_events_id_seq TO {app}",
     "GRANT SELECT, INSERT ON security_events, workspace_flags TO {app}",
     "GRANT USAGE ON SEQUENCE security_events_id_seq TO {app}",
+    "GRANT SELECT, INSERT, UPDATE ON review_tables TO {app}",
+    "GRANT SELECT, INSERT ON table_cells TO {app}",
+    "GRANT USAGE ON SEQUENCE table_cells_id_seq TO {app}",
 ]
 
 
