@@ -70,3 +70,53 @@ def test_imports_point_down(package, below):
     wrong = {rel(p): sorted(m for m in imports(p) if m.startswith(below) and not m.startswith(SHARED_LEAVES))
              for p in LIBRARY if rel(p).startswith(package + "/")}
     assert not {k: v for k, v in wrong.items() if v}
+
+
+def _imports_at_run_time(path: Path) -> set[str]:
+    """The workbench modules a file imports when it runs (lazy imports included), leaving out
+    those under `if TYPE_CHECKING:`, which only the type checker reads."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING"
+                   for n in ast.walk(node)}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.startswith("workbench"):
+            out |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("workbench")}
+    return out
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_two_packages_import_each_other():
+    """Every package of workbench/ points one way: a cycle (jobs <-> service, config <-> judgment)
+    makes the layers a tangle that no picture in the design notes describes."""
+    edges = {(_package(_module(p)), _package(m)) for p in LIBRARY for m in _imports_at_run_time(p)}
+    cycles = sorted((a, b) for a, b in edges if a < b and (b, a) in edges)
+    assert not cycles, cycles
+
+
+def test_no_two_modules_import_each_other():
+    """Within a package too (pdf.document <-> pdf.segment was one). `from pkg import mod` imports
+    the module, not the package's own code; a package and its submodules are not a cycle."""
+    modules = {_module(p): p for p in LIBRARY}
+
+    def targets(path: Path) -> set[str]:
+        names = _imports_at_run_time(path)
+        return {m for m in names if m in modules and not any(n.startswith(m + ".") and n in modules for n in names)}
+
+    edges = {(_module(p), m) for p in LIBRARY for m in targets(p)}
+    cycles = sorted((a, b) for a, b in edges if a < b and (b, a) in edges
+                    and not b.startswith(a + ".") and not a.startswith(b + "."))
+    assert not cycles, cycles

@@ -20,26 +20,13 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from workbench.errors import NotFoundError, WorkbenchError
+from workbench.jobs.common import DONE, failure_message, new_job_id
 from workbench.models import Identity, JobInfo, JobKind, StageEvent, utcnow
-
-DONE = ("finished", "failed")
-
-
-def new_job_id() -> str:
-    return uuid.uuid4().hex[:16]
-
-
-def failure_message(exc: BaseException) -> str:
-    """One line a reviewer can act on: our errors are worded for people already."""
-    if isinstance(exc, WorkbenchError):
-        return " ".join(str(exc).split()) or type(exc).__name__
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}"
 
 
 class JobQueue(Protocol):

@@ -32,7 +32,7 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from workbench.errors import NotFoundError, WorkbenchError
-from workbench.jobs import DONE, failure_message, new_job_id
+from workbench.jobs.common import DONE, failure_message, new_job_id
 from workbench.jobs.envelope import (
     ON_FAILURE,
     PERFORM,

@@ -8,7 +8,7 @@ import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
@@ -20,6 +20,7 @@ from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
 from workbench.pdf.ocr import PageOcr
 from workbench.pdf.opening import open_bytes, pdf_date, read_source
+from workbench.pdf.segment import Segment
 from workbench.text.ranges import page_ranges
 
 if TYPE_CHECKING:
@@ -64,16 +65,6 @@ class Line:
     last_word: int
     y0: float
     y1: float
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    start: int
-    end: int
-    page: int
-    text: str
-    heading: str | None
-    kind: Literal["sentence", "heading"]
 
 
 T = TypeVar("T")

@@ -10,13 +10,26 @@ body line ("DISCUSSION"), a table cell or a running footer never names a section
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from workbench.text import sentence_spans
 from workbench.text.sentences import DOT_LEADERS, OPEN_WORDS
 
 if TYPE_CHECKING:
-    from workbench.pdf.document import ParsedDocument, Segment
+    from workbench.pdf.document import ParsedDocument
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A sentence or heading of the document: offsets index its text."""
+
+    start: int
+    end: int
+    page: int
+    text: str
+    heading: str | None
+    kind: Literal["sentence", "heading"]
 
 _NUMBERED = re.compile(
     r"^(?:(?:article|section|part|chapter|schedule|exhibit|appendix|annex|title|subpart)\s+[0-9ivxlcdm]+[a-z]?\b"
@@ -356,8 +369,6 @@ def _rejoin(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
     """One sentence where a block, column or page break cut it in two, with only furniture
     (a running footer, a page number, a rule) or nothing between the halves. Its text then holds that
     footer (the text is the document's own, offsets index it); answers leave it out."""
-    from workbench.pdf.document import Segment
-
     out: list[Segment] = []
     text = doc.text
     for seg in segs:
@@ -450,8 +461,6 @@ def _capitals(text: str) -> bool:
 
 
 def _segment(doc: ParsedDocument) -> list[Segment]:
-    from workbench.pdf.document import Segment
-
     body = body_height(doc)
     furniture = doc.furniture
     out: list[Segment] = []
