@@ -204,12 +204,12 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         streamlit_idle(page)
 
         # Review: the quote character for character, the model's rationale as text.
-        wait_text(page, QUOTE.rstrip("."))
+        wait_text(page, QUOTE)
         wait_text(page, f"Rotation is stated {MODEL_IMAGE} {MODEL_BADGE}")
         quotes = page.locator('[data-testid="stText"]').all_inner_texts()
         pdf_text = pymupdf.open(pdf)[0].get_text()
-        assert QUOTE.rstrip(".") in quotes, quotes  # the sentence, without its final stop (the pipeline's rule)
-        assert QUOTE.rstrip(".") in pdf_text  # ...which is the PDF's own text, character for character
+        assert QUOTE in quotes, quotes  # the sentence as the model quoted it, its final stop included
+        assert QUOTE in pdf_text  # ...which is the PDF's own text, character for character
         assert_nothing_rendered(page, "Review")
 
         # A hostile deep link is reported without being rendered.
