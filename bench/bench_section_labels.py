@@ -20,6 +20,7 @@ import csv
 import json
 import re
 import sys
+import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,7 +30,7 @@ OUT = ROOT / "bench" / "out"
 
 
 def norm(label: str | None) -> str:
-    t = " ".join((label or "").replace("\u2019", "'").split()).lower()
+    t = " ".join(unicodedata.normalize("NFKC", label or "").replace("\u2019", "'").split()).lower()  # ";" may be U+037E
     t = re.sub(r"(\d)\.(?=\s|$)", r"\1", t)  # "3.3. applications" = "3.3 applications"
     return t.rstrip(" .:;")
 
