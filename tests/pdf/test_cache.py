@@ -177,3 +177,27 @@ def test_a_cached_document_reads_as_the_fresh_parse_did(corpus, tmp_path):
     assert cached.segments() == fresh.segments()
     quote = "The photograph shall be placed in the upper left"
     assert cached.locate(quote) == fresh.locate(quote)
+
+
+def test_the_section_tree_is_kept_with_the_parse(tmp_path):
+    """Sections are read once, at parse time, and a cached document gives them back as parsed."""
+    import pymupdf
+
+    from workbench.pdf.document import open_pdf
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 72), "1. Definitions", fontsize=11)
+    page.insert_text((72, 90), "The terms below have these meanings in this Agreement.", fontsize=11)
+    page.insert_text((72, 120), "2. Term", fontsize=11)
+    page.insert_text((72, 138), "2.1 Renewal. This Agreement renews for one year.", fontsize=11)
+    path = tmp_path / "s.pdf"
+    pdf.save(path)
+    parsed = open_pdf(path)
+    doc_id = parsed.document.id
+    cache = ParsedCache(tmp_path / "cache", lambda _id: parsed)
+    fresh = cache.get(doc_id).sections()
+    again = ParsedCache(tmp_path / "cache", lambda _id: 1 / 0).get(doc_id)
+    assert [s.label for s in fresh] == ["1. Definitions", "2. Term", "2.1 Renewal."]
+    assert again.sections() == fresh
+    assert again.heading_at(parsed.text.find("renews")) == "2.1 Renewal."

@@ -24,12 +24,13 @@ from workbench.datadir import private_dir
 from workbench.models import Document
 from workbench.pdf.document import Line, PageText, ParsedDocument, Segment, Word
 from workbench.pdf.ocr import PageOcr
+from workbench.pdf.structure import Section
 
 log = logging.getLogger(__name__)
 
 # Bump when ParsedDocument's fields or the text extraction change: files of other versions are
 # then ignored (and replaced on the next parse).
-PARSER_VERSION = 23  # 23: pages without usable text are read by OCR, their words' confidences kept (CachedDocument.ocr); 22: the cache is JSON (CachedDocument), no longer a pickle; 21: a transcript's margin line numbers are furniture, read after the page; 20: a block centred over two columns of running text is a band, not part of either; "1" / "Background" one heading; 19: a page whose glyphs mostly map to no character is read as having no text, an outline entry named after a file is no section; 18: margin icons ("!" over "CAUTION") read apart from the paragraph beside them; 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
+PARSER_VERSION = 24  # 24: numbered sections as a tree (CachedDocument.sections), a quote's heading the innermost titled section holding it, section numbers in the margin are no furniture; 23: pages without usable text are read by OCR, their words' confidences kept (CachedDocument.ocr); 22: the cache is JSON (CachedDocument), no longer a pickle; 21: a transcript's margin line numbers are furniture, read after the page; 20: a block centred over two columns of running text is a band, not part of either; "1" / "Background" one heading; 19: a page whose glyphs mostly map to no character is read as having no text, an outline entry named after a file is no section; 18: margin icons ("!" over "CAUTION") read apart from the paragraph beside them; 17: a numbered line among numbered sentences is a list item, not a heading; 16: an inset page number ('-5-') is furniture anywhere on a page; 15: a run-in title with its paragraph's first words is no heading line; 14: a table of contents names no section; 13: a long numbered title in capitals is a heading; 12: a short numbered sentence is no run-in heading; 11: an ellipsis may open a sentence; 10: a rule drawn in text between the halves of a sentence; 9: clauses in capitals are body, addenda end numbered sections, legal-citation abbreviations; 8: a heading-like line whose sentence goes on in lower case is body; 7: furniture by rows
 FORMAT = "workbench-parsed-document"
 
 
@@ -54,6 +55,8 @@ class CachedDocument(BaseModel):
     # Pages read by OCR: (page, engine, languages, one confidence 0..1 per word of the page, in order).
     # Their words are among `words`: kept here, a page is read once, not again on the next open.
     ocr: list[tuple[int, str, str, list[float]]] = []
+    # Numbered sections and clauses (workbench.pdf.structure.Section fields)
+    sections: list[tuple[str, tuple[int, ...], str, str, int, int, int, int]] = []
 
     @classmethod
     def of(cls, parsed: ParsedDocument) -> CachedDocument:
@@ -64,7 +67,8 @@ class CachedDocument(BaseModel):
             lines=[tuple(_fields(ln, Line)) for ln in parsed.lines],
             segments=[tuple(_fields(s, Segment)) for s in parsed.segments()],
             page_labels=list(parsed.page_labels), furniture=sorted(parsed.furniture),
-            ocr=[(o.page, o.engine, o.languages, list(o.confidences)) for o in parsed.ocr.values()])
+            ocr=[(o.page, o.engine, o.languages, list(o.confidences)) for o in parsed.ocr.values()],
+            sections=[tuple(_fields(s, Section)) for s in parsed.sections()])
 
     def parsed(self) -> ParsedDocument:
         """The ParsedDocument again; ValueError when an offset points outside the text."""
@@ -73,13 +77,15 @@ class CachedDocument(BaseModel):
                 any(not 0 <= w[5] <= w[6] <= n for w in self.words) or \
                 any(not 0 <= ln[2] <= ln[3] <= n for ln in self.lines) or \
                 any(not 0 <= s[0] <= s[1] <= n for s in self.segments) or \
-                any(not 0 <= i < len(self.lines) for i in self.furniture):
+                any(not 0 <= i < len(self.lines) for i in self.furniture) or \
+                any(not 0 <= s[5] <= s[6] <= n for s in self.sections):
             raise ValueError("an offset points outside the document's text")
         words = [tuple.__new__(Word, (w[0], w[1], w[2], w[3], w[4], text[w[5]:w[6]], w[5], w[6], w[7], w[8]))
                  for w in self.words]
         parsed = ParsedDocument(self.document, None, text, [PageText(*p) for p in self.pages], words,
                                 [Line(*ln) for ln in self.lines], self.pdf_labels)
         parsed._segments = [Segment(*s) for s in self.segments]
+        parsed.__dict__["_sections"] = [Section(*s) for s in self.sections]
         parsed._furniture = set(self.furniture)
         parsed.__dict__["_page_labels"] = list(self.page_labels)
         for page, engine, languages, confs in self.ocr:

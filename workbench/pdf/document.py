@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, OcrPage, PageRect, Span, sha256_text
-from workbench.pdf import active, anchor, labels, ocr, segment
+from workbench.pdf import active, anchor, labels, ocr, segment, structure
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, page_blocks
 from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers
 from workbench.pdf.limits import shown_glyphs_floor
@@ -166,8 +166,16 @@ class ParsedDocument:
         """Sentences/clauses and headings in reading order; a heading is never glued to the
         sentence after it."""
         if self._segments is None:
-            self._segments = segment.segment(self)
+            self._segments, self.__dict__["_sections"] = segment.segment_and_sections(self)
         return self._segments
+
+    def sections(self) -> list[structure.Section]:
+        """The numbered sections and clauses, in document order, each with its number, title, level
+        and span (workbench.pdf.structure); [] where the PDF's outline names the sections."""
+        if "_sections" not in self.__dict__:
+            self._segments = None
+            self.segments()
+        return self.__dict__["_sections"]
 
     def headings(self) -> list[Segment]:
         return [s for s in self.segments() if s.kind == "heading"]

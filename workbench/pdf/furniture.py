@@ -14,6 +14,9 @@ _PAGE_NO = re.compile(r"^\s*(page\s*)?[-–—(\[]?\s*([0-9]{1,4}|[ivxlcdm]{1,7}
 # "-8-" anywhere on a page: the page number of an original page set inside a reprint's page
 # (EDGAR filings put several letter pages on one), between the halves of a sentence
 _INSET_PAGE_NO = re.compile(r"^\s*[-–—]\s*[0-9]{1,4}\s*[-–—]\s*$")
+# "2.", "3.8": a section number set in the margin beside its title, on many pages; repeated, it
+# still numbers a section (ASIANDRAGON's reseller agreement lost every top-level number to this)
+_SECTION_NO = re.compile(r"^\s*[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.\s*$|^\s*[0-9]{1,2}(?:\.[0-9]{1,2}){1,3}\s*$")
 EDGE_LINES = 3  # rows of lines looked at on each edge of a page
 ROW_TOLERANCE = 3.0  # points: lines this close in height sit on one row
 
@@ -69,7 +72,7 @@ def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
     for cands in candidates:
         for lid, text in cands:
             sig = signature(text)
-            if _PAGE_NO.match(text) or (sig and counts[sig] >= need):
+            if _PAGE_NO.match(text) or (sig and counts[sig] >= need and not _SECTION_NO.match(text)):
                 out.add(lid)
     return out
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from workbench.pdf import structure
 from workbench.text import sentence_spans
 from workbench.text.sentences import DOT_LEADERS, OPEN_WORDS
 
@@ -217,34 +218,83 @@ def _contents_pages(segs: list[Segment]) -> set[int]:
     return pages
 
 
-def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> list[Segment]:
-    """Each segment with the section heading it sits under (outline, else numbered headings and
-    the divisions that end them: an addendum, an exhibit, a schedule, a paper's abstract,
-    acknowledgements and references). A table of contents lists
-    the headings and sits under none of them: its last entry ("57 EXHIBIT H") named the preamble
-    and recitals after it."""
+def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Segment], list[structure.Section]]:
+    """Each segment with the section heading it sits under, and the section tree. With an
+    outline, the outline's entries; else the innermost titled numbered section that holds it
+    (workbench.pdf.structure), and after a division that ends them (an addendum, an exhibit, a
+    schedule, a paper's abstract, acknowledgements and references) the division's title. A table
+    of contents lists the headings and sits under none of them: its last entry ("57 EXHIBIT H")
+    named the preamble and recitals after it."""
     from dataclasses import replace
 
     outline = _outline(doc)
-    contents = set() if outline else _contents_pages(segs)
+    if outline:
+        return _outline_headings(segs, outline), []
+    contents = _contents_pages(segs)
+    text = doc.text
+    candidates: list[tuple[int, int, str, bool]] = []
+    divisions: list[int] = []
+    titles: dict[int, str] = {}  # division start -> its title
+    numbered_yet = False
+    body_yet = False  # a sentence seen: a division heading before any is the document's own title
+    for i, sg in enumerate(segs):
+        if sg.page in contents:
+            if not divisions or divisions[-1] != sg.start:
+                divisions.append(sg.start)
+            titles[sg.start] = ""
+        elif (title := _division(doc, segs, i) or _matter(segs, i, numbered_yet)) is not None:
+            if body_yet or title == _matter(segs, i, numbered_yet):
+                divisions.append(sg.start)
+                titles[sg.start] = title
+        elif _CLOSING.match(sg.text) and (sg.start == 0 or text[sg.start - 1] == "\n"):
+            divisions.append(sg.start)  # the testimonium and signatures end the last section
+            titles[sg.start] = ""
+        elif sg.kind == "heading":
+            if _numbered(sg.text):
+                numbered_yet = True
+                candidates.append((sg.start, sg.page, sg.text, True))
+        elif sg.start == 0 or text[sg.start - 1] == "\n":  # a clause opening its line: "5.2 The Company …"
+            candidates.append((sg.start, sg.page, sg.text, False))
+        body_yet = body_yet or sg.kind == "sentence"
+    sections = structure.build(candidates, divisions, len(text))
+    changes = structure.label_changes(sections)
+    out: list[Segment] = []
+    k = d = 0
+    label: str | None = None
+    titled = False
+    division: str | None = None
+    for sg in segs:
+        while k < len(changes) and changes[k][0] <= sg.start:
+            _at, label, titled = changes[k]
+            k += 1
+        while d < len(divisions) and divisions[d] <= sg.start:
+            division = titles[divisions[d]] or None
+            d += 1
+        # a division's title names its untitled paragraphs ("ADDENDUM … FOR THE STATE OF CALIFORNIA", not "4.")
+        current = None if sg.page in contents else (label if titled or not division else division)
+        out.append(sg if sg.heading == current else replace(sg, heading=current))
+    return out, sections
+
+
+# The testimonium ("IN WITNESS WHEREOF, the parties …") and the signature blocks after it are in
+# no numbered section: Berkshire's signature was labelled "27. ARBITRATION".
+_CLOSING = re.compile(r"^\s*(?:in\s+witness\s+where(?:of|for)|agreed\s+(?:to\s+)?and\s+accepted|accepted\s+and\s+agreed)\b",
+                      re.I)
+
+
+def _outline_headings(segs: list[Segment], outline: list[tuple[int, str]]) -> list[Segment]:
+    """Each segment under the PDF outline's entry in force at its start."""
+    from dataclasses import replace
+
     out: list[Segment] = []
     current: str | None = None
-    numbered_yet = False
     k = 0
     for i, sg in enumerate(segs):
-        if outline:
-            while k < len(outline) and outline[k][0] <= sg.start:
-                current = outline[k][1]
-                k += 1
-            if _SOURCES.match(sg.text) and (title := _matter(segs, i, True)) is not None:
-                current = title  # an outline that stops at its last section: Qwen2's REFERENCES
-        elif sg.page in contents:
-            current = None
-        elif (title := _division(doc, segs, i) or _matter(segs, i, numbered_yet)) is not None:
-            current = title
-        elif sg.kind == "heading" and _numbered(sg.text):
-            current = " ".join(sg.text.split())
-            numbered_yet = True
+        while k < len(outline) and outline[k][0] <= sg.start:
+            current = outline[k][1]
+            k += 1
+        if _SOURCES.match(sg.text) and (title := _matter(segs, i, True)) is not None:
+            current = title  # an outline that stops at its last section: Qwen2's REFERENCES
         out.append(sg if sg.heading == current else replace(sg, heading=current))
     return out
 
@@ -287,6 +337,11 @@ def run_in_label(text: str) -> int:
 
 
 def segment(doc: ParsedDocument) -> list[Segment]:
+    return segment_and_sections(doc)[0]
+
+
+def segment_and_sections(doc: ParsedDocument) -> tuple[list[Segment], list[structure.Section]]:
+    """The segments, each with its section heading, and the numbered sections they sit in."""
     return _section_headings(doc, _items_among_items(_rejoin(doc, _segment(doc))))
 
 

@@ -1,0 +1,205 @@
+"""The numbered sections of a document as a tree: each with its number, title, level and
+character span, read once at parse time from the segments (workbench.pdf.segment).
+
+Why a tree and not "the last numbered heading seen": a contract numbers its clauses "5.1 URL."
+then "5.2 The Company shall …" (no title); the last-heading rule labelled 5.2 "5.1 URL." although
+5.2 is no part of 5.1. Here an untitled clause closes its siblings, and a quote is labelled with
+the innermost *titled* section that holds it ("5. Marketing" for 5.2). Run-in titles that the
+layout reads as sentences ("7.4 Records; Inspection. Ono shall keep …") open sections too.
+
+A numbered line only opens a section where the numbering goes on: "1. Year 1 $[*****]" after
+section 19 is a list inside 19, not a new section 1. A division (an exhibit, a schedule, an
+addendum) closes every section and lets numbering start again."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SECTION_SKIP_MAX = 3  # a number may skip this many siblings ("7." after "4." where 5 and 6 were missed)
+TITLE_MAX_WORDS = 12
+
+# "6.", "8.6", "Section 4.", "ARTICLE V", "II." — the number, then the rest (title or clause).
+_DECIMAL = re.compile(r"^(?:(?:section|article|clause)\s+)?(\d{1,2}(?:\.\d{1,2}){0,3})(\.?)(?=\s|$)\s*(.*)$", re.I | re.S)
+_ROMAN_LABEL = re.compile(r"^(?:article|section|part)\s+([IVXLC]{1,6})\b\.?\s*(.*)$", re.I | re.S)
+_ROMAN = re.compile(r"^([IVX]{1,5})\.\s+(.*)$", re.S)
+_LOWER_FINITE = re.compile(r"\b(?:must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do|be|"
+                           r"agrees?|acknowledges?|hereby)\b")
+# A verb that makes a numbered paragraph a statement (a clause of the contract), not a list entry.
+_STATES = re.compile(r"\b(?:must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do|be|been|means|"
+                     r"mean|agrees?|acknowledges?|warrants?|represents?|includes?|applies|apply|remains?)\b", re.I)
+_SMALL = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "under",
+          "upon", "its", "their", "&"}
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A numbered section or clause: `number` as printed ("6.", "8.6", "ARTICLE V"), `key` the
+    numbers it stands for ((6,), (8, 6), (5,)), `title` ("" when the clause has none), `label` what
+    names it to a reader ("6. Termination", "8.6 Governing Law"), its span in the text."""
+
+    number: str
+    key: tuple[int, ...]
+    title: str
+    label: str
+    level: int
+    start: int
+    end: int
+    page: int
+
+
+def roman(s: str) -> int:
+    total, prev = 0, 0
+    for ch in reversed(s.lower()):
+        v = _ROMAN_VALUES[ch]
+        total = total - v if v < prev else total + v
+        prev = max(prev, v)
+    return total
+
+
+def run_in_title(rest: str) -> str:
+    """The run-in title opening a numbered clause's text ("Records; Inspection" of "Records;
+    Inspection. Ono shall keep …"), or "": at most TITLE_MAX_WORDS words before a full stop or a
+    colon, in title case or capitals, with no verb in lower case."""
+    m = re.match(r"([^.:\n]{1,120}?(?:\([a-z]{1,2}\))?)[.:](?:\s|$)", rest)
+    if m is None:
+        return ""
+    title = " ".join(m.group(1).split())
+    words = title.split()
+    if not words or len(words) > TITLE_MAX_WORDS or _LOWER_FINITE.search(title) or not words[0][:1].isupper():
+        return ""
+    big = [w for w in words if w.lower().strip(";,") not in _SMALL]
+    return title if big and sum(w[:1].isupper() for w in big) >= 0.75 * len(big) else ""
+
+
+def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] | None:
+    """(number as printed, key, the text after the number) of a numbered heading or clause, or
+    None. A clause (heading=False) needs a dotted number ("5.2", "6."): "10 South Wacker Drive"
+    and a page's "2" open none."""
+    t = " ".join(text.split())
+    if m := _DECIMAL.match(t):
+        num, dot, rest = m.groups()
+        if not heading and "." not in num + dot:
+            return None
+        if not heading and not rest[:1].isupper() and rest[:1] not in ('“', '"'):
+            return None
+        printed = t[:m.start(3)].strip() if rest else t
+        return printed, tuple(int(x) for x in num.split(".")), rest
+    if heading and (m := _ROMAN_LABEL.match(t) or _ROMAN.match(t)):
+        printed = t[:m.start(2)].strip() if m.group(2) else t
+        return printed, (roman(m.group(1)),), m.group(2)
+    return None
+
+
+@dataclass
+class _Open:
+    number: str
+    key: tuple[int, ...]
+    title: str
+    label: str
+    start: int
+    page: int
+
+
+def style(number: str) -> tuple[str, bool]:
+    """How a number is written: its label word and whether a stop follows ("Section 4." and
+    "5." are two numberings: the definitions "5. “Issuer-Represented …”" inside Section 4 are
+    no Section 5)."""
+    word = number.split()[0].lower() if number[:1].isalpha() else ""
+    return word, number.endswith(".")
+
+
+def titled(rest: str) -> bool:
+    """Whether the words after a letter or other label read as a title ("A. Definitions"), not
+    as a form's or a list's line ("A. Associated Natural Gas Company, a division of …")."""
+    words = rest.split()
+    big = [w for w in words if w.lower().strip(";,") not in _SMALL]
+    return (bool(big) and len(words) <= TITLE_MAX_WORDS and "," not in rest
+            and sum(w[:1].isupper() or not w[:1].isalpha() for w in big) >= 0.75 * len(big))
+
+
+def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], text_end: int) -> list[Section]:
+    """The section tree, flattened in document order. candidates: (start, page, text, heading)
+    of every heading segment and every sentence segment that opens a line; divisions: offsets
+    where a division (exhibit, schedule, addendum, back matter, contents) closes all sections."""
+    out: list[Section] = []
+    stack: list[_Open] = []
+    last_child: dict[tuple[int, ...], int] = {}  # parent key -> last child number seen under it
+    div = sorted(divisions)
+    d = 0
+
+    def close(upto: int, end: int) -> None:
+        while len(stack) > upto:
+            o = stack.pop()
+            out.append(Section(o.number, o.key, o.title, o.label, max(1, len(o.key)), o.start, end, o.page))
+
+    for start, page, text, heading in candidates:
+        while d < len(div) and div[d] <= start:
+            close(0, div[d])
+            last_child.clear()
+            d += 1
+        parsed = parse_number(text, heading)
+        if parsed is None:
+            t = " ".join(text.split())
+            letter = re.match(r"^[A-Z]\.\s+(.*)$", t)
+            if heading and (letter is None or titled(letter.group(1))):
+                # numbered another way ("PART 39—…", "A. Definitions", "§ 3"): it holds what follows
+                close(0, start)
+                last_child.clear()
+                label = " ".join(text.split())
+                stack.append(_Open(label, (), label, label, start, page))
+            continue
+        number, key, rest = parsed
+        parent = key[:-1]
+        # "5.2" with no open "5": accepted only where 5 is the open top section's number, or none is open
+        if parent and not any(o.key == parent for o in stack) and stack and stack[0].key \
+                and stack[0].key[:1] != key[:1]:
+            continue
+        prev = last_child.get(parent, 0)
+        if prev and not prev < key[-1] <= prev + 1 + SECTION_SKIP_MAX:
+            continue  # numbering that does not go on: a list, a table's rows, a cross-reference line
+        sibling = next((o for o in stack if len(o.key) == len(key) and o.key[:-1] == parent), None)
+        if sibling is not None and style(sibling.number) != style(number):
+            continue  # another numbering than its siblings': a list inside the section
+        title = " ".join(rest.split()) if heading else run_in_title(rest)
+        if not heading and not title and not _STATES.search(rest):
+            continue  # a numbered phrase that states nothing ("5. Development of the main pages."): a list's entry
+        if heading and title and not title[:1].isalnum() and title[:1] not in "“\"'(":
+            continue
+        label = " ".join(text.split()) if heading else (f"{number} {title}." if title else "")
+        if heading and not title:
+            label = ""
+        if not label and not any(o.label for o in stack[:sum(1 for o in stack if o.key == key[:len(o.key)])]):
+            label = number  # an untitled numbered paragraph with no titled section above it: "2."
+        keep = sum(1 for o in stack if o.key == key[:len(o.key)] and len(o.key) < len(key))
+        close(keep, start)
+        last_child[parent] = key[-1]
+        for k in [k for k in last_child if k[:len(key)] == key]:
+            del last_child[k]  # the new section's children are counted from its first
+        stack.append(_Open(number, key, title, label, start, page))
+    close(0, div[d] if d < len(div) else text_end)
+    out.sort(key=lambda s: (s.start, s.level))
+    return out
+
+
+def label_changes(sections: list[Section]) -> list[tuple[int, str | None, bool]]:
+    """(offset, label, titled) where the label in force changes: the innermost titled section
+    open there, else an untitled paragraph's number ("2.", titled False), None outside every
+    one. Sections nest, so one sweep over their starts and ends does."""
+    events = sorted([(s.start, 1, -s.end, i) for i, s in enumerate(sections)]
+                    + [(s.end, 0, 0, i) for i, s in enumerate(sections)])
+    stack: list[int] = []
+    out: list[tuple[int, str | None, bool]] = []
+    for at, opening, _neg_end, i in events:
+        if opening:
+            stack.append(i)
+        elif i in stack:
+            stack.remove(i)
+        s = next((sections[j] for j in reversed(stack) if sections[j].label), None)
+        label, titled = (s.label, s.label != s.number) if s else (None, False)
+        if out and out[-1][0] == at:
+            out[-1] = (at, label, titled)
+        elif not out or out[-1][1] != label:
+            out.append((at, label, titled))
+    return out
