@@ -65,6 +65,9 @@ def test_the_shared_leaves_stay_leaves():
     ("workbench/backends", ("workbench.pipeline", "workbench.service", "workbench.ui", "workbench.index")),
     ("workbench/pdf", ("workbench.backends", "workbench.pipeline", "workbench.index", "workbench.service",
                        "workbench.ui")),
+    # how a quote or claim is judged is the same for every backend: it knows none of them
+    ("workbench/judgment", ("workbench.backends", "workbench.pipeline", "workbench.service", "workbench.ui",
+                            "workbench.jobs", "workbench.store", "workbench.pdf")),
 ])
 def test_imports_point_down(package, below):
     wrong = {rel(p): sorted(m for m in imports(p) if m.startswith(below) and not m.startswith(SHARED_LEAVES))

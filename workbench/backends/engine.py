@@ -1,16 +1,8 @@
-"""One judgment engine for `ask` and `verify`: the same candidate units, the same learned scores,
-the same hard gates, so the two never disagree on the same evidence.
-
-- Units: evidence is a whole sentence, list item or clause with its enumerator ("(a)", "14.2"),
-  never a line fragment; a unit over the word limit is trimmed at clause boundaries and says so.
-- Scores: a judge gives calibrated probabilities, relevance(question, spans) for `ask` and
-  support(claim, spans) for `verify` and for answer sentences (`Judge` below; see `get_judge`),
-  weighing each span's words by their IDF in its own document (workbench.text.weights).
-- Gates (rules, never the judge of relevance): hedged wording, a pronoun or "such …" pointing
-  outside the quote (defined terms like "This Agreement" or "the Company" are self-contained), a
-  quote that starts mid-sentence, facts (jurisdiction, number, duration, amount, date) that
-  differ between a claim and its evidence, and a claim that negates the verb its evidence
-  affirms ("must not use" / "must use").
+"""Units of evidence for `ask` and `verify`: whole sentences, list items read after their
+lead-in, and clauses, never a line fragment; a unit over the word limit is trimmed at clause
+boundaries and says so (its UnitInfo). The judgment itself lives in workbench/judgment: the
+judge's scores (`scores`), the verdict on a quote with its named gates (`verdict`, `gates/`) and
+on a claim (`claims`); the names below are re-exported for the engine's callers.
 
 Rationales are written for a reviewer: words as written, never stems."""
 
@@ -21,21 +13,39 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from workbench.config import JudgmentSettings
-from workbench.judgment.gates import QuoteInput, first_rejection
+
+# re-exported for the engine's callers (backends, pipeline, bench, tests), which read them as engine.X
+from workbench.judgment.claims import ClaimVerdict, judge_claim, polarity_conflict, sentence_support  # noqa: F401
 from workbench.judgment.gates.dangling_reference import dangling_reference
+from workbench.judgment.scores import (  # noqa: F401
+    SCORES,
+    Judge,
+    LexicalJudge,
+    ScoreCache,
+    closeness,
+    get_judge,
+    without_party_names,
+)
+from workbench.judgment.verdict import (  # noqa: F401
+    QuoteVerdict,
+    judge_evidence,
+    judge_quote,
+    judged_text,
+    lead_of,
+    lead_tail,
+)
 from workbench.models import UnitInfo
 from workbench.text import clause_bounds, content_terms
 from workbench.text.lexicon import ENUMERATOR as _ENUM
 from workbench.text.sentences import DOT_LEADERS, FOOTNOTE_MARK, OPEN_WORDS, furniture_between
-from workbench.text.terms import FUNCTION_WORDS, embed_form, stem, surface_forms
+from workbench.text.terms import embed_form, stem
 from workbench.text.weights import TermWeights, weights_for
 
 # The defaults of Settings.judgment (described there), for the engine's readers that are handed no
@@ -46,339 +56,6 @@ SUPPORTED = _JUDGMENT.supported
 EXTRACT_FLOOR = _JUDGMENT.extract_floor
 MAX_PROPOSED = _JUDGMENT.max_proposed
 SEARCH_K = 40  # segment units asked of the retriever per document and query
-
-
-class Judge(Protocol):
-    """Calibrated scorer of a text against candidate spans (one probability per span).
-    `weights`, when given, holds each span's document term weights (or None) for judges that
-    weigh words (workbench.text.weights); others ignore it."""
-
-    def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                  ) -> np.ndarray: ...
-
-    def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                ) -> np.ndarray: ...
-
-
-@lru_cache(maxsize=1)
-def get_judge() -> Judge:
-    """The judge ask and verify share: the lexical judge (IDF-weighted coverage and MiniLM cosine,
-    a logistic model per task; support's fitted on cuad-train). The trained cross-encoder
-    (workbench.judgment.ModelJudge, committed) ranks CUAD clauses better held out, but it learned
-    contract wording: it misses plain regulatory answers ("What must employees use for remote
-    access sessions?" scores 0.21 against the sentence that says so) and ranks ContractNLI
-    evidence below BM25; see BENCHMARKS.md "Judgment model"."""
-    return LexicalJudge()
-
-
-class LexicalJudge:
-    """The judge without a neural cross-encoder: how much of the question's or claim's meaning the
-    span carries, read two or three ways, combined by a logistic model per task.
-
-    - coverage: the share of the text's content words the span uses, each weighted by its IDF in
-      the span's own document (words the document uses everywhere count for little);
-    - cosine: MiniLM similarity of the two, rescaled;
-    - soft coverage (support only): coverage where each word counts by its best contextual match
-      in the span, so a claim in other words than the clause's is still read (`soft_coverage`).
-
-    Support's weights (LEXICAL_FIT) were fitted on cuad-train and ContractNLI-train claims by
-    `train/fit_lexical.py`, so a support score reads as a probability on contracts like those;
-    relevance's are set by hand (why: LEXICAL_FIT)."""
-
-    def __init__(self, embed=None, max_vectors: int = 8_000, fit: dict[str, tuple[float, ...]] | None = None,
-                 word_vectors=None, max_word_texts: int = 2_000, topics=None):
-        self._embed = embed
-        self._topics = topics
-        self._word_vectors = word_vectors
-        self.max_vectors = max_vectors
-        self.max_word_texts = max_word_texts
-        self.fit = fit or LEXICAL_FIT
-        # each unit's word vectors (float16), for soft coverage: ~27 KB for a 35-word unit, ≤ ~60 MB when full
-        self._words: OrderedDict[str, tuple[list[str], np.ndarray]] = OrderedDict()
-        # vectors by embedded text: the units of a document recur from claim to claim and question
-        # to question, and embedding them again was 90 % of a warm `verify` (LRU, ~12 MB when full)
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()  # runs in background jobs share the judge
-
-    def _vecs(self, texts: list[str]) -> np.ndarray:
-        with self._lock:
-            return self._vecs_locked(texts)
-
-    def _vecs_locked(self, texts: list[str]) -> np.ndarray:
-        if self._embed is None:
-            from workbench.index.embed import embed_texts
-
-            self._embed = embed_texts
-        todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
-        if todo:
-            for t, v in zip(todo, np.asarray(self._embed(todo), dtype=np.float32), strict=True):
-                self._vectors[t] = v
-        for t in texts:
-            self._vectors.move_to_end(t)
-        out = np.stack([self._vectors[t] for t in texts])
-        while len(self._vectors) > self.max_vectors:
-            self._vectors.popitem(last=False)
-        return out
-
-    def prime(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        """Take vectors the index already computed with the same embedding model for these texts
-        (their embed_form): a new process then embeds only the question and the few units that
-        are not a segment of the index (warm `ask` from the CLI embedded ~60 units, 0.3-0.5 s).
-        Ignored by a judge with its own embedding function."""
-        from workbench.index.embed import embed_texts
-
-        if self._embed not in (None, embed_texts):
-            return
-        with self._lock:
-            for t, v in zip(texts, vectors, strict=True):
-                if t not in self._vectors:
-                    self._vectors[t] = np.asarray(v, dtype=np.float32)
-            while len(self._vectors) > self.max_vectors:
-                self._vectors.popitem(last=False)
-
-    def _cos(self, text: str, spans: list[str]) -> np.ndarray:
-        v = self._vecs([embed_form(text)] + [embed_form(s) for s in spans])
-        return np.asarray(v[1:] @ v[0], dtype=np.float64)
-
-    def topic(self, question: str, spans: list[str]) -> tuple[np.ndarray, float]:
-        """Per span, the probability it is the kind of clause the question asks about, and how
-        much the question asks about a kind of clause at all (workbench.judgment.topics; both 0
-        for a question like none in its bank: a regulation's, a paper's)."""
-        topics = self._topic_model()
-        v = self._vecs([embed_form(question)] + [embed_form(s) for s in spans])
-        return topics.score(v[0], question, v[1:], spans), float(topics.asked(v[0], question).sum())
-
-    def _topic_model(self):
-        if self._topics is None:
-            from workbench.judgment.topics import load_topics
-
-            self._topics = load_topics()
-        return self._topics
-
-    def _word_vecs(self, texts: list[str]) -> list[tuple[list[str], np.ndarray]]:
-        with self._lock:
-            if self._word_vectors is None:
-                from workbench.index.embed import get_embedder
-
-                self._word_vectors = get_embedder().word_vectors
-            todo = list(dict.fromkeys(t for t in texts if t not in self._words))
-            if todo:
-                for t, wv in zip(todo, self._word_vectors(todo), strict=True):
-                    self._words[t] = wv
-            out = [self._words[t] for t in texts]
-            for t in texts:
-                self._words.move_to_end(t)
-            while len(self._words) > max(self.max_word_texts, len(texts)):
-                self._words.popitem(last=False)
-            return out
-
-    def soft_coverage(self, text: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                      ) -> np.ndarray:
-        """How much of the text's meaning each span says, word by word: each content word of the
-        text counts as much as its best match among the span's words in MiniLM's contextual space
-        (1 for the same stem), weighted by its IDF in the span's document (BERTScore's recall with
-        IDF). "interpreted" finds "construed", "liable" finds "liability", where coverage counts
-        only the same stem."""
-        out = np.zeros(len(spans), np.float64)
-        for k, (_stems, idf, sim) in enumerate(self.word_matches(text, spans, weights)):
-            if len(sim):
-                out[k] = float((idf * sim).sum() / idf.sum())
-        return out
-
-    def word_matches(self, text: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                     ) -> list[tuple[list[str], np.ndarray, np.ndarray]]:
-        """Per span: the text's content stems (a party's name left out), each one's IDF in the
-        span's document (all 1 where unknown or all 0) and its best match in the span in [0, 1]."""
-        if not spans:
-            return []
-        (tw, tv), *span_words = self._word_vecs([embed_form(text)] + [embed_form(s) for s in spans])
-        names = set(content_terms(text)) - set(content_terms(without_party_names(text)))  # "receiv"
-        stems = [_content_stem(w) for w in tw]
-        keep = [i for i, st in enumerate(stems) if st is not None and st not in names]
-        kept = [stems[i] for i in keep]
-        empty = (kept, np.zeros(0), np.zeros(0))
-        if not keep:
-            return [empty] * len(spans)
-        q = tv[keep].astype(np.float32)
-        ws = list(weights) if weights is not None else [None] * len(spans)
-        out = []
-        for (words, v), w in zip(span_words, ws, strict=True):
-            if not len(v):
-                out.append(empty)
-                continue
-            idf = np.array([max(0.0, w.idf(st)) if w is not None else 1.0 for st in kept])
-            if idf.sum() <= 0:
-                idf = np.ones(len(keep))
-            have = {st for st in map(_content_stem, words) if st is not None}
-            sim = np.maximum((q @ v.astype(np.float32).T).max(axis=1), [1.0 if st in have else 0.0 for st in kept])
-            out.append((kept, idf, np.clip(sim, 0, 1).astype(np.float64)))
-        return out
-
-    def features(self, text: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None,
-                 names: Sequence[str] = ("coverage", "cosine")) -> np.ndarray:
-        """The named features (of FEATURES) per span, in that order: what the fitted model reads."""
-        if not spans:
-            return np.zeros((0, len(names)), np.float64)
-        ws = list(weights) if weights is not None else [None] * len(spans)
-        # clause kinds are contract kinds: a policy's "audit records" is no audit-rights clause
-        contract = np.array([w is not None and w.source_type == "contract" for w in ws])
-        topic: tuple[np.ndarray, float] | None = None
-        cols = []
-        for name in names:
-            if name == "coverage":
-                q = set(content_terms(without_party_names(text)))
-                cols.append([coverage(q, w.terms_of(s) if w is not None else set(content_terms(s)), w)
-                             for s, w in zip(spans, ws, strict=True)])
-            elif name == "cosine":
-                cols.append(np.clip((self._cos(text, spans) - 0.2) / 0.6, 0, 1))
-            elif name == "soft":
-                cols.append(self.soft_coverage(text, spans, ws))
-            elif name in ("topic", "asked"):
-                if topic is None:
-                    topic = self.topic(text, spans) if contract.any() else (np.zeros(len(spans)), 0.0)
-                cols.append(np.where(contract, topic[0] if name == "topic" else topic[1], 0.0))
-            else:
-                raise ValueError(f"unknown feature {name!r}")
-        return np.column_stack(cols).astype(np.float64)
-
-    def _score(self, task: str, text: str, spans: list[str], weights) -> np.ndarray:
-        if not spans:
-            return np.zeros(0, np.float32)
-        *w, bias = self.fit[task]
-        f = self.features(text, spans, weights, FEATURES[task])
-        return (1 / (1 + np.exp(-(f @ np.asarray(w) + bias)))).astype(np.float32)
-
-    def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                  ) -> np.ndarray:
-        return self._score("relevance", question, spans, weights)
-
-    def kind_of(self, question: str, span: str, weights: TermWeights | None = None) -> str | None:
-        """The kind of clause the question mostly asks about, in words, when the span (of a
-        contract: `weights` its document's) is one (P >= 0.5)."""
-        if "topic" not in FEATURES["relevance"] or weights is None or weights.source_type != "contract":
-            return None
-        topics = self._topic_model()
-        v = self._vecs([embed_form(question), embed_form(span)])
-        asked = topics.asked(v[0], question)
-        k = int(np.argmax(asked))
-        if asked[k] < 0.5 or topics.kinds(v[1:], [span])[0, k] < 0.5:
-            return None
-        return readable_kind(topics.categories[k])
-
-    def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
-                ) -> np.ndarray:
-        return self._score("support", claim, spans, weights)
-
-
-# Weights per task in FEATURES' order, then the bias. Support: fitted by `make fit-lexical` on
-# cuad-train and ContractNLI-train claims (at their own 29 % rate of support: -3.556), the bias then
-# moved half way to equal classes (+0.45, half of ln(71/29)): at the data's rate the engine
-# supported 11 % of entailed ContractNLI claims; with classes equal, a draft sentence sharing half
-# its words with an unrelated one ("The consultant must wear a helmet at every tournament"). Soft
-# coverage carries the fit (held-out contracts' AUC 0.725 -> 0.750); coverage and cosine, which it
-# contains, keep small negative weights.
-# Relevance: coverage and cosine set by hand (3, 3, bias -2.6): fitted on CUAD's category questions
-# they lean on cosine and verify neighbouring clauses ("Accounts are reviewed every quarter" for "How
-# often must audit records be reviewed?"; BENCHMARKS.md, "Judgment"). Topic (the unit is the kind
-# of clause the question asks about) and asked (the question asks about a kind at all; both 0 for a
-# question like none of the bank's, so regulations and papers score as before): chosen by
-# `train/doc_decision.py grid` on cuad-train's calib contracts asked in two wordings the bank does
-# not hold (build_pairs' first paraphrase, and the third where a category has one, taken out of the
-# bank), the most gold clauses found among the (3, 3, -2.6)-keeping grid points with
-# NO_AUTHORITATIVE_EVIDENCE for >= 78 % of absent categories there, pooled (the goal, 70 %, plus a
-# margin for wordier questions); BENCHMARKS.md "Judgment: clause topics that read the clause's words".
-FEATURES: dict[str, tuple[str, ...]] = {
-    "relevance": ("coverage", "cosine", "topic", "asked"),
-    "support": ("coverage", "cosine", "soft"),
-}
-LEXICAL_FIT: dict[str, tuple[float, ...]] = {
-    "relevance": (3.0, 3.0, 6.5, -1.25, -2.6),
-    "support": (-0.267, -0.428, 5.047, -3.106),
-}
-
-
-_KIND_WORDS = {"ip": "IP", "rofr/rofo/rofn": "right of first refusal, offer or negotiation"}
-
-
-def readable_kind(category: str) -> str:
-    """A CUAD category as a reviewer reads it: "Cap On Liability" -> "cap on liability"."""
-    low = category.lower()
-    return _KIND_WORDS.get(low) or " ".join(_KIND_WORDS.get(w, w) for w in low.split())
-
-
-_WORD_TOKEN = re.compile(r"[a-z0-9']+")
-
-
-# A party's defined name ("Receiving Party", "Disclosing Party") says who, not what: its first word
-# is no topic, and "Receiving" must not find "information received from the other party". A
-# third party is no party to the agreement: "share with third parties" is the topic.
-_PARTY_NAME = re.compile(r"\b([A-Z][a-z]+)\s+Part(?:y|ies)\b")
-
-
-def without_party_names(text: str) -> str:
-    """`text` with each party's name cut to "Party" ("Receiving Party" -> "Party")."""
-    return _PARTY_NAME.sub(lambda m: m.group(0) if m.group(1) == "Third" else "Party", text)
-
-
-def _content_stem(word: str) -> str | None:
-    """The stem of a content word as the tokenizer split it; None for punctuation and function words."""
-    w = word.replace("'", "")
-    if not _WORD_TOKEN.fullmatch(word) or w in FUNCTION_WORDS or len(w) < 2:
-        return None
-    return stem(w)
-
-
-def coverage(terms: set[str], span_terms: set[str], weights: TermWeights | None = None) -> float:
-    """The share of `terms` the span contains: IDF-weighted in the span's document when its
-    weights are known, else every word alike."""
-    if weights is not None:
-        return weights.coverage(terms, span_terms)
-    return len(terms & span_terms) / len(terms) if terms else 0.0
-
-
-class ScoreCache:
-    """Scores by (task, text, span, document, its source type), so Verify reuses what Extract
-    computed and a document whose source type the user changed is scored anew. Bounded (LRU).
-    `docs`: each span's document id (its term weights weigh the words); None for free text."""
-
-    def __init__(self, judge: Judge | None = None, max_items: int = 20_000):
-        self.judge = judge
-        self.max_items = max_items
-        self._d: OrderedDict[tuple[str, str, str, str, str], float] = OrderedDict()
-
-    def __call__(self, task: str, text: str, spans: Sequence[str], docs: Sequence[str | None] | None = None
-                 ) -> np.ndarray:
-        judge = self.judge or get_judge()
-        ids = list(docs) if docs is not None else [None] * len(spans)
-        ws = {d: weights_for(d) for d in set(ids)}
-        # a document whose weights are not known yet scores as free text, and is cached as such
-        keys = [(task, text, s, d if ws[d] is not None else "", (ws[d].source_type or "") if ws[d] is not None else "")
-                for s, d in zip(spans, ids, strict=True)]
-        todo = list(dict.fromkeys(k for k in keys if k not in self._d))
-        if todo:
-            fn = judge.relevance if task == "relevance" else judge.support
-            got = fn(text, [k[2] for k in todo], [ws.get(k[3] or None) for k in todo])
-            for k, p in zip(todo, np.asarray(got, dtype=np.float64), strict=True):
-                self._d[k] = float(p)
-            while len(self._d) > self.max_items:
-                self._d.popitem(last=False)
-        for k in keys:
-            self._d.move_to_end(k)
-        return np.array([self._d[k] for k in keys], dtype=np.float64)
-
-
-SCORES = ScoreCache()
-
-
-def closeness(text: str, spans: Sequence[str], docs: Sequence[str | None] | None = None) -> np.ndarray:
-    """How close in meaning each span is to the text, in [0, 1] (the judge's rescaled MiniLM cosine);
-    zeros for a judge that reads no vectors."""
-    judge = SCORES.judge or get_judge()
-    features = getattr(judge, "features", None)
-    if features is None or not spans:
-        return np.zeros(len(spans), np.float64)
-    ws = [weights_for(d) for d in docs] if docs is not None else None
-    return np.asarray(features(text, list(spans), ws, ("cosine",))[:, 0], np.float64)
 
 
 # --- units: whole sentences, list items and clauses ------------------------------------------
@@ -908,31 +585,6 @@ def with_units(context: Any, evidence: Sequence[Any]) -> list[Any]:
     return out
 
 
-def judged_text(evidence: Any) -> str:
-    """What the judge reads for a quote already extracted (Verify, quality review): the quote after
-    its list's lead-in (its unit facts), else the quote; so Extract, Verify and the quality review
-    score the same text."""
-    lead = lead_of(evidence)
-    return f"{lead} {evidence.exact_quote}" if lead else evidence.exact_quote
-
-
-def lead_of(evidence: Any) -> str:
-    """The lead-in its unit facts give an evidence item, or ""."""
-    unit = getattr(evidence, "unit", None)
-    return unit.lead_in if unit is not None else ""
-
-
-def judge_evidence(question: str, evidence: Any, relevance: float,
-                   judgment: JudgmentSettings | None = None) -> QuoteVerdict:
-    """Seed 000's criteria for one evidence item from its quote and its unit facts alone: what
-    every backend's verdict rests on, so two backends cannot judge one quote two ways."""
-    j = judgment or _JUDGMENT
-    unit = evidence.unit or UnitInfo()
-    kind = clause_kind(question, evidence.exact_quote, evidence.document_id) if relevance >= j.relevant else None
-    return judge_quote(question, evidence.exact_quote, relevance, trimmed_from=unit.trimmed_from,
-                       at_clause=unit.at_clause, kind=kind, lead=unit.lead_in, judgment=j)
-
-
 # per document: a segment's embed_form -> its row (bounded and locked like _KIND_ROWS)
 _SEG_ROWS: OrderedDict[tuple[str, int], dict[str, int]] = OrderedDict()
 
@@ -1148,89 +800,6 @@ def cut_in_document(text: str, unit_start: int, start: int) -> str | None:
     return f"it starts mid-sentence (the sentence reads \"…{last}\" before it)"
 
 
-def facts_check(claim: str, span: str) -> tuple[bool, str]:
-    """(facts agree, a readable reason). Facts a claim states (jurisdiction, date, duration,
-    amount, number) must be stated alike by the span; without the facts reader, numbers only."""
-    try:
-        from workbench.judgment.facts import compare
-    except ImportError:
-        missing = sorted(set(re.findall(r"\d+(?:[.,]\d+)?", claim)) - set(re.findall(r"\d+(?:[.,]\d+)?", span)))
-        return (not missing, f"the passage does not state {', '.join(missing)}" if missing else "")
-    check = compare(claim, span)
-    return check.ok, check.reason
-
-
-def _fact_check(claim: str, span: str) -> tuple[bool, bool, str]:
-    """(facts agree, the span states a different fact of the same kind, a readable reason). A
-    claim that negates what the span affirms ("must not use" / "must use"), or the reverse,
-    states another fact."""
-    flip = polarity_conflict(claim, span)
-    if flip:
-        return False, True, flip
-    try:
-        from workbench.judgment.facts import compare
-    except ImportError:
-        ok, why = facts_check(claim, span)
-        return ok, False, why
-    check = compare(claim, span)
-    return check.ok, bool(check.conflicts), check.reason
-
-
-_MODAL_VERB = re.compile(r"\b(must|shall|may|will|can|should|would|could|do|does|did|is|are|was|were)"
-                         r"(\s+(?:not|never))?\s+([a-z]{3,})\b|\b(cannot)\s+([a-z]{3,})\b|\b(\w+)n't\s+([a-z]{3,})\b", re.I)
-
-
-def _verb_polarity(text: str) -> dict[str, tuple[bool, str]]:
-    """Verbs after a modal or auxiliary, by stem: (negated, the words as written)."""
-    out: dict[str, tuple[bool, str]] = {}
-    for m in _MODAL_VERB.finditer(text):
-        if m.group(1):
-            neg, verb = bool(m.group(2)), m.group(3)
-        elif m.group(4):
-            neg, verb = True, m.group(5)
-        else:
-            neg, verb = True, m.group(7)
-        if verb.lower() in ("not", "never", "be", "been", "have", "also", "only"):
-            continue
-        out.setdefault(stem(verb.lower()), (neg, " ".join(m.group(0).split())))
-    return out
-
-
-def polarity_conflict(claim: str, span: str) -> str:
-    """A readable reason when the claim negates a verb the span affirms (or the reverse) after
-    a modal: "Employees must not use …" against "Employees must use …". '' otherwise: only the
-    same verb counts, so an unrelated "not" elsewhere never flips a verdict."""
-    a, b = _verb_polarity(claim), _verb_polarity(span)
-    for st, (neg, words) in a.items():
-        if st in b and b[st][0] != neg:
-            return f"the claim says '{words}', the passage says '{b[st][1]}'"
-    return ""
-
-
-def _about(claim: str, span: str) -> float:
-    """The share of the claim's content words (stems) the span also uses: what it is about."""
-    q = set(content_terms(claim))
-    return len(q & set(content_terms(span))) / len(q) if q else 0.0
-
-
-# --- verdicts ---------------------------------------------------------------------------------
-@dataclass
-class QuoteVerdict:
-    verified: bool
-    reason: str | None  # a RejectionReason when not verified
-    rationale: str
-    score: float
-
-
-def clause_kind(question: str, quote: str, document_id: str | None = None) -> str | None:
-    """The kind of clause the question asks about (workbench.judgment.topics), written for a
-    reviewer ("governing law"), when the quote is one in a contract; None otherwise or for a judge
-    without topics."""
-    judge = get_judge()
-    kind = getattr(judge, "kind_of", None)
-    return kind(question, quote, weights_for(document_id)) if kind is not None else None
-
-
 def cut_at_clause(text: str, end: int) -> bool:
     """Whether a part of a sentence ending at `end` of `text` ends where a clause does (a comma,
     semicolon or colon, or and/or, unless … follows), not at the 40-word limit inside a clause."""
@@ -1247,105 +816,3 @@ def names_joined(text: str, end: int) -> bool:
     before = text[:end].rstrip().rsplit(None, 1)[-1:] or [""]
     return bool(before[0][:1].isupper() and _NAMES_JOINED.match(text, len(text[:end].rstrip())))
 
-
-def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0, at_clause: bool = True,
-                kind: str | None = None, lead: str = "", judgment: JudgmentSettings | None = None) -> QuoteVerdict:
-    """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
-    states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference)
-    — the gates `judgment.gates` names, in order (workbench/judgment/gates). `kind`: the kind of
-    clause the quote is, as the question asks (clause_kind), for the rationale; `lead`: the lead-in
-    of the list the quote is an item of, which the relevance read with it."""
-    j = judgment or _JUDGMENT
-    q = " ".join(quote.split())
-    unit = UnitInfo(lead_in=lead, trimmed_from=trimmed_from, at_clause=at_clause)
-    hit = first_rejection(QuoteInput(question, q, relevance, unit, j.relevant), j.gates)
-    if hit is not None:
-        return QuoteVerdict(False, hit.reason, hit.rationale,
-                            relevance if hit.keeps_score else relevance * j.rejected_score_factor)
-    cut = "cut at a clause boundary" if at_clause else "cut at the word limit: no clause ends within it"
-    part = f"; quoted in part ({len(q.split())} of {trimmed_from} words, {cut})" if trimmed_from else ""
-    if lead:
-        part += f'; read as an item of the list introduced by "{lead_tail(lead)}"'
-    if kind and relevance >= j.relevant:
-        part = f"; a {kind} clause, the kind the question asks about" + part
-    return QuoteVerdict(True, None, f"Answers the question (relevance {relevance:.2f}); states it without hedging; "
-                        f"self-contained{part}.", relevance)
-
-
-@dataclass
-class ClaimVerdict:
-    supported: bool
-    score: float
-    reason: str
-    best: int | None = None  # index of the deciding span
-
-
-def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
-                where: Callable[[int], str] | None = None, threshold: float = SUPPORTED) -> ClaimVerdict:
-    """Supported when a span states the claim (support ≥ threshold: SUPPORTED, or a calibration's
-    refit on reviewers' labels) and states its facts alike — the fact check applies whatever the
-    threshold. The reason names the deciding passage and, for a fact, both versions of it."""
-    if not len(spans):
-        return ClaimVerdict(False, 0.0, "Not supported: no passage in the documents relates to this claim.")
-    order = list(np.argsort(-support, kind="stable"))
-    stating = [int(i) for i in order[:5] if float(support[i]) >= threshold]
-    checks = {i: _fact_check(claim, spans[i]) for i in stating}
-    agree = [i for i in stating if checks[i][0]]
-    against = [i for i in stating if checks[i][1]]
-    if agree:
-        # A passage that states the claim's fact about something else ("notify within thirty (30)
-        # days" for a 30-day termination claim) does not outweigh one about the claim that states
-        # another fact: it must cover as much of what the claim says as the contradicting one.
-        i = max(agree, key=lambda k: (_about(claim, spans[k]), float(support[k])))
-        if not against or _about(claim, spans[i]) >= max(_about(claim, spans[k]) for k in against):
-            p = float(support[i])
-            why = checks[i][2]
-            return ClaimVerdict(True, round(p, 4), f"Supported (p={p:.2f}): {_where(i, where)} states it"
-                                + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i)
-    if against or stating:
-        i = against[0] if against else stating[0]
-        why = checks[i][2]
-        p = min(float(support[i]), threshold - 0.01)
-        return ClaimVerdict(False, round(p, 4), f"Not supported: {why} ({_where(i, where)}): \"{_short(spans[i])}\"", i)
-    i = int(order[0])
-    p = float(support[i])
-    ok, conflicts, why = _fact_check(claim, spans[i])
-    if conflicts:  # the closest passage states another fact of the same kind: say which
-        return ClaimVerdict(False, round(p, 4), f"Not supported (p={p:.2f}): {why} ({_where(i, where)}): "
-                            f"\"{_short(spans[i])}\"", i)
-    miss = _missing_words(claim, spans[i])
-    return ClaimVerdict(False, round(p, 4), f"Not supported (p={p:.2f}): the closest passage ({_where(i, where)}) "
-                        "does not state it" + (f"; it does not mention {', '.join(miss)}" if miss else "")
-                        + f': "{_short(spans[i])}"', i)
-
-
-def _where(i: int, where: Callable[[int], str] | None) -> str:
-    return where(i) if where is not None else "the passage"
-
-
-def lead_tail(lead: str, n: int = 100) -> str:
-    """A lead-in as a rationale shows it: its end, the words nearest the list."""
-    t = " ".join(lead.split())
-    return t if len(t) <= n else "…" + t[len(t) - n + 1:].lstrip()
-
-
-def _short(text: str, n: int = 160) -> str:
-    t = " ".join(text.split())
-    return t if len(t) <= n else t[: n - 1] + "…"
-
-
-def _missing_words(claim: str, span: str, n: int = 4) -> list[str]:
-    """The claim's topic words the span lacks, as written: a party's name is who, not what
-    ("it does not mention receiving" misled readers about "Receiving Party")."""
-    have = set(content_terms(span))
-    return [w for st, w in surface_forms(without_party_names(claim)).items() if st not in have][:n]
-
-
-def sentence_support(sentence: str, evidence_texts: Sequence[str], docs: Sequence[str | None] | None = None
-                     ) -> tuple[bool, float, str]:
-    """An answer sentence against the quotes it cites (`docs`: their document ids): the same
-    support model and fact gate as `verify` uses for a claim."""
-    if not evidence_texts:
-        return False, 0.0, "No evidence to support this sentence."
-    v = judge_claim(sentence, list(evidence_texts), SCORES("support", sentence, list(evidence_texts), docs))
-    return v.supported, v.score, v.reason
