@@ -113,6 +113,8 @@ def test_a_low_relevance_rejected_item_marked_supported_is_in_the_answer_everywh
     assert f"[{item}]" in shown["after_review"]["final_answer"]
     assert shown["machine_answer"]["final_answer"] == machine_answer  # the pipeline's answer stays visible
     assert item in [r["requirement_id"] for r in shown["requirement_references"] if r["used_in_answer"]]
+    (said,) = [x for x in shown["sentence_support"] if item in x["citations"]]
+    assert said["supported"] and f"{item} marked supported by Rae Reviewer" in said["reason"]  # and says why
     out = tmp_path / "r.json"
     assert _run(capsys, "export", run_id, "--format", "json", "--out", str(out))[0] == 0
     exported = json.loads(out.read_text())["runs"][0]

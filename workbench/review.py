@@ -173,13 +173,16 @@ class _FinalSupport:
     """The support check of a recomposed answer: a sentence is supported when everything it
     cites is finally supported; a machine sentence keeps the machine's verdict on its claim."""
 
-    def __init__(self, machine: list[SentenceSupport], supported: set[str], answers: dict[str, float] | None = None):
+    def __init__(self, machine: list[SentenceSupport], supported: set[str], answers: dict[str, float] | None = None,
+                 vouched: Mapping[str, str] | None = None, rejected: Mapping[str, str | None] | None = None):
         from workbench.text import strip_citations
 
         self._strip = strip_citations
         self.machine = {strip_citations(s.text): s for s in machine}
         self.supported = supported
         self.answers = answers or {}  # evidence ID -> P(it answers the question), for new sentences
+        self.vouched = vouched or {}  # items the verifier rejected and a reviewer marked Supported -> who
+        self.rejected = rejected or {}  # evidence ID -> the verifier's rejection reason
 
     def support(self, sentences: list[str], evidence: list[Evidence]) -> list[SentenceSupport]:
         from workbench.text import cited_ids
@@ -198,8 +201,11 @@ class _FinalSupport:
                 out.append(old.model_copy(update={"text": text, "citations": cites}))
             else:
                 known = [self.answers[c] for c in cites if c in self.answers]
-                out.append(SentenceSupport(text=text, citations=cites, supported=True,
-                                           reason="restates the quote it cites, supported after review",
+                vouched = [c for c in cites if c in self.vouched]
+                reason = "; ".join(f"{c} marked supported by {self.vouched[c]} (the verifier: "
+                                   f"{(self.rejected.get(c) or 'rejected').replace('_', ' ')})" for c in vouched) \
+                    or "restates the quote it cites, supported after review"
+                out.append(SentenceSupport(text=text, citations=cites, supported=True, reason=reason,
                                            answers=max(known) if known else None))
         return out
 
@@ -219,9 +225,12 @@ def _machine_sentences(answer: Answer) -> list[str]:
     return [s.text for s in answer.sentences] or split_sentences(answer.final_answer or "")
 
 
-def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], human_supported: set[str]) -> Answer:
+def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], human_supported: set[str],
+                   marked_by: Mapping[str, str] | None = None) -> Answer:
     """The answer over the finally supported items (in `supported` order): the machine answer
-    without what is no longer supported, plus sentences for the items that became supported."""
+    without what is no longer supported, plus sentences for the items that became supported.
+    `marked_by`: who marked each human-Supported item, named beside a sentence citing an item the
+    verifier had rejected ("marked supported by Rae Reviewer"): it is cited, and says why."""
     from workbench.pipeline.compose import compose_from_quotes, quote_cut
     from workbench.pipeline.confidence import grounding_confidence
     from workbench.pipeline.quality import review
@@ -258,7 +267,9 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
     answers.update(dict.fromkeys(human_supported, 1.0))
     machine = [s if not set(s.citations) & human_supported else s.model_copy(update={"answers": 1.0})
                for s in run.answer.sentences]
-    rev = review(full, verified, set(by_id), _FinalSupport(machine, ok, answers))
+    rejected = {v.requirement_id: v.rejection_reason for v in run.verifications if not v.verified}
+    vouched = {i: (marked_by or {}).get(i, "a reviewer") for i in human_supported if i in rejected}
+    rev = review(full, verified, set(by_id), _FinalSupport(machine, ok, answers, vouched, rejected))
     statements = {r.requirement_id: r.statement for r in [*run.answer.requirement_references,
                                                           *draft.requirement_references]}
     ans = Answer(
@@ -386,8 +397,9 @@ def reviewed_run(run: Run, events: Iterable[ReviewEvent], problems: Mapping[str,
             human = {i for i, it in items.items() if it.deciding is not None and it.deciding.label == "supported"}
             base = draft_answer(run, set(ids), human - machine_set)
         else:
-            human = {i for i, it in items.items() if it.deciding is not None and it.deciding.label == "supported"}
-            base = compose_answer(run, evidence, ids, human)
+            marked = {i: it.deciding.reviewer for i, it in items.items()
+                      if it.deciding is not None and it.deciding.label == "supported"}
+            base = compose_answer(run, evidence, ids, set(marked), marked)
         return _with_sentence_labels(base, sent_labels, len(ids))
 
     current_ids = machine_ids
