@@ -110,6 +110,9 @@ with c2:
         st.caption("No quality findings recorded.")
     if answer.unused_requirements:
         st.caption("Verified but not cited: " + ", ".join(safe.text(r) for r in answer.unused_requirements))
+    vouched = [s.reason for s in answer.sentences if " marked supported by " in s.reason]
+    if vouched:
+        st.caption("Cited on a reviewer's word: " + "; ".join(safe.text(r) for r in vouched))
 
 if answer.sentences:
     with st.expander("Label answer sentences — a human label overrides the support check"):
@@ -119,7 +122,8 @@ if answer.sentences:
         for i, s in enumerate(answer.sentences, 1):
             sid = f"SENT-{i}"
             c = st.columns([7, 2, 2, 1.4], vertical_alignment="center")
-            note = f"  \n:gray[{safe.text(s.reason)}]" if s.reason.startswith("labelled ") else ""
+            note = f"  \n:gray[{safe.text(s.reason)}]" if s.reason.startswith("labelled ") \
+                or " marked supported by " in s.reason else ""
             c[0].markdown(f"{i}. {':red[' + safe.text(s.text) + ']' if not s.supported else safe.text(s.text)}{note}")
             c[1].button("Supported", key=f"sent_sup_{i}", on_click=label_sentence, args=(sid, "supported"),
                         icon=":material/thumb_up:", width="stretch")
