@@ -48,7 +48,8 @@ def test_a_question_on_a_document_not_yet_indexed_reports_the_indexing(data_dir,
 def test_a_warm_question_in_a_new_process_imports_no_pdf_llama_or_nltk_code(data_dir, make_pdf):
     """A CLI question on a built workspace pays only for what it uses: the parsed document comes
     from the cache (no pymupdf), the library's vectors from FAISS (no llama-index), stems from
-    the vendored Porter stemmer (no nltk): about 1.5 s of imports less (BENCHMARKS.md)."""
+    the vendored Porter stemmer (no nltk): about 1.5 s of imports less (docs/benchmarks-log.md,
+    "Pipeline: `ask` speed and memory")."""
     import os
     import subprocess
     import sys

@@ -35,7 +35,7 @@ the workspace WS; about 25 s a contract with --model on 2 cores.)
 rate of answers), then picks the bias that finds the most answers while keeping NAE >= --min-nae
 on the fit file, and prints the curves of the shipped weights and of the fit on the report file
 (held out by contract). A measuring tool: the fit with the cross-encoder was tried in the engine
-and not kept (BENCHMARKS.md, "Judgment: relevance at the decision `ask` makes")."""
+and not kept (docs/benchmarks-log.md, "Judgment: relevance at the decision `ask` makes")."""
 
 from __future__ import annotations
 

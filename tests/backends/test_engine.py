@@ -529,7 +529,8 @@ def test_a_plain_termination_question_finds_the_clause_that_says_how(reseller):
     """The issue's case: "Either Party may terminate … sixty (60) written notice" (page 1) answers
     a termination question asked in plain words. (The trained cross-encoder, tried as a feature
     of relevance in contracts, gave this pair a logit of -2.9 and answered with a sentence about
-    the six months after termination instead: BENCHMARKS.md, "Judgment".)"""
+    the six months after termination instead: docs/benchmarks-log.md, "Judgment: relevance at the
+    decision `ask` makes".)"""
     wb, doc_id = reseller
     [run] = wb.ask(["How can either party end this agreement?"], [doc_id])
     ok = {v.requirement_id for v in run.verifications if v.verified}

@@ -256,14 +256,14 @@ class LexicalJudge:
 # contains, keep small negative weights.
 # Relevance: coverage and cosine set by hand (3, 3, bias -2.6): fitted on CUAD's category questions
 # they lean on cosine and verify neighbouring clauses ("Accounts are reviewed every quarter" for "How
-# often must audit records be reviewed?"; BENCHMARKS.md, "Judgment"). Topic (the unit is the kind
+# often must audit records be reviewed?"; BENCHMARKS.md, "Judgment model"). Topic (the unit is the kind
 # of clause the question asks about) and asked (the question asks about a kind at all; both 0 for a
 # question like none of the bank's, so regulations and papers score as before): chosen by
 # `train/doc_decision.py grid` on cuad-train's calib contracts asked in two wordings the bank does
 # not hold (build_pairs' first paraphrase, and the third where a category has one, taken out of the
 # bank), the most gold clauses found among the (3, 3, -2.6)-keeping grid points with
 # NO_AUTHORITATIVE_EVIDENCE for >= 78 % of absent categories there, pooled (the goal, 70 %, plus a
-# margin for wordier questions); BENCHMARKS.md "Judgment: clause topics that read the clause's words".
+# margin for wordier questions); docs/benchmarks-log.md "Judgment: clause topics that read the clause's words".
 FEATURES: dict[str, tuple[str, ...]] = {
     "relevance": ("coverage", "cosine", "topic", "asked"),
     "support": ("coverage", "cosine", "soft"),
