@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from workbench.models import Answer
+from workbench.models import Answer, ReviewedRun
 from workbench.text.citations import ID_PATTERN, SENTENCE_ID_PATTERN
 
 # A citation is a bracket of one or more IDs: [REQ-P001] or [REQ-P001, REQ-P010].
@@ -33,7 +33,9 @@ function render(root, data, onCite) {
         b.className = "wb-chip" + (data.status[id] ? " " + data.status[id] : "");
         b.dataset.citation = id;
         b.textContent = id;
-        b.title = "Open " + id + " in Review";
+        const src = (data.sources || {})[id];  // a run over several documents: the chip names its own
+        if (src) b.dataset.source = src;
+        b.title = "Open " + id + (src ? " (" + src + ")" : "") + " in Review";
         b.addEventListener("click", () => onCite(id));
         span.appendChild(b);
       }
@@ -78,10 +80,20 @@ def cited_ids(answer: Answer) -> list[str]:
     return list(seen)
 
 
+def chip_sources(reviewed: ReviewedRun) -> dict[str, str]:
+    """Each evidence ID's document short title when the run spans several documents ({} for one):
+    the chip's tooltip names the document its quote is in."""
+    titles = reviewed.run.document_titles
+    return {s.evidence.requirement_id: titles[s.evidence.document_id] for s in reviewed.statuses
+            if s.evidence.document_id in titles}
+
+
 def answer_with_chips(answer: Answer, status: dict[str, str], *, key: str,
-                      on_cite: Callable[[], None] | None = None) -> str | None:
+                      on_cite: Callable[[], None] | None = None, sources: dict[str, str] | None = None) -> str | None:
     """Render the answer; returns the ID of the chip clicked in this run, if any.
-    `status` maps an evidence ID to its final status ("supported"/"unsupported")."""
-    result = _component(key=key, data={"sentences": answer_sentences(answer), "status": status},
+    `status` maps an evidence ID to its final status ("supported"/"unsupported"); `sources` an
+    evidence ID to its document's short title (chip_sources), shown in the chip's tooltip."""
+    result = _component(key=key, data={"sentences": answer_sentences(answer), "status": status,
+                                       "sources": sources or {}},
                         on_cite_change=on_cite or (lambda: None))
     return getattr(result, "cite", None)
