@@ -30,3 +30,19 @@ def test_the_support_check_reads_the_sentence_without_its_document_name():
     assert named("A [REQ-C001].", None) == "A [REQ-C001]."
     assert without_source("In the event of default: A [REQ-C001].", ["Adams Golf Endorsement Agreement"]) \
         == "In the event of default: A [REQ-C001]."
+
+
+def test_an_llms_sentences_over_two_documents_name_their_document_too(make_pdf, settings):  # noqa: F811
+    from tests.pipeline.helpers import ScriptedComposeBackend
+
+    a = open_pdf(make_pdf(["Laptop Policy\n\nContractors must store customer records on encrypted company laptops "
+                           "during every field visit."], name="LAPTOP POLICY.pdf"))
+    b = open_pdf(make_pdf(["Records Statute\n\nContractors must not store customer records on company laptops "
+                           "during any field visit."], name="RECORDS STATUTE.pdf"))
+    backend = ScriptedComposeBackend(settings, ["Contractors store records on laptops [{ID}]."])
+    run = ask("Where must contractors store customer records during field visits?", [a, b], settings,
+              backend=backend)
+    [s] = run.answer.sentences
+    cited = next(e for e in run.evidence if e.requirement_id == s.citations[0])
+    assert s.text == f"In the {run.document_titles[cited.document_id]}: Contractors store records on laptops " \
+                     f"[{cited.requirement_id}]."

@@ -80,6 +80,23 @@ def without_source(sentence: str, titles: Iterable[str]) -> str:
     return sentence
 
 
+def named_by_citation(answer: str, verified: list[Evidence], sources: Mapping[str, str]) -> str:
+    """An answer composed elsewhere (an LLM's) over several documents: each sentence whose
+    citations all lie in one document, and that names none yet, names it (`named`); a sentence
+    citing two documents is left as written (it compares them). Without `sources`, unchanged."""
+    if not sources:
+        return answer
+    from workbench.text import cited_ids
+
+    doc = {e.requirement_id: e.document_id for e in verified}
+    out = []
+    for s in split_sentences(answer):
+        docs = {doc[c] for c in cited_ids(s) if c in doc}
+        title = sources.get(next(iter(docs))) if len(docs) == 1 else None
+        out.append(named(s, title) if without_source(s, sources.values()) == s else s)
+    return " ".join(out)
+
+
 def quote_cut(quote: str) -> tuple[bool, bool]:
     """Whether a quote, read alone, is part of a longer sentence before / after it: it opens in
     lower case without an item's mark, or it ends on no sentence's or item's end ("… shall return

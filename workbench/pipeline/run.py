@@ -186,13 +186,16 @@ def document_titles(docs: list[ParsedDoc]) -> dict[str, str]:
 def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend: Backend, run: Run,
              settings: Settings) -> Draft:
     """The backend's own composer (an LLM's), else the answer composed from the verified quotes."""
-    from workbench.pipeline.compose import compose_answer, compose_from_quotes
+    from workbench.pipeline.compose import compose_answer, compose_from_quotes, named_by_citation
 
     composer = getattr(backend, "compose", None)
     if composer is None:
         return compose_answer(question, verified, feedback, settings.judgment, sources=run.document_titles)
     try:
-        return composer(question, verified, feedback)
+        draft = composer(question, verified, feedback)
+        if run.document_titles:  # an LLM's sentences name their document as the rules composer's do
+            draft.final_answer = named_by_citation(draft.final_answer, verified, run.document_titles)
+        return draft
     except BackendError as exc:
         _failure(run, "compose", exc)
         return compose_from_quotes(verified, sources=run.document_titles)
