@@ -6,7 +6,7 @@ import streamlit as st
 
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE
 from workbench.ui import safe, state
-from workbench.ui.citations import answer_with_chips
+from workbench.ui.citations import answer_with_chips, chip_sources
 from workbench.ui.widgets import confidence_badge, run_picker
 from workbench.ui.workspace import get_workbench
 
@@ -71,7 +71,7 @@ st.markdown(
     + f" &nbsp; Grounding confidence: **{answer.grounding_confidence}**"
     + f" · citation coverage {round(answer.citation_coverage * 100)} %"
 )
-cited = answer_with_chips(answer, statuses, key=f"answer_{run.run_id}")
+cited = answer_with_chips(answer, statuses, key=f"answer_{run.run_id}", sources=chip_sources(reviewed))
 if cited:
     state.select_evidence(run.run_id, cited)
     st.switch_page(state.PAGE_REVIEW, query_params=state.deep_link_params(run.run_id, cited))

@@ -391,6 +391,9 @@ class Run(BaseModel):
     answer: Answer = Field(default_factory=Answer)
     usage: dict[str, StageUsage] = Field(default_factory=dict)  # tokens / latency per stage (LLM backends)
     failures: list[StageFailure] = Field(default_factory=list)  # stage failures, raw replies kept
+    # A run over several documents: each document's short title by id, named in every answer
+    # statement and on its citation chips (empty for one document, and for runs stored before)
+    document_titles: dict[str, str] = Field(default_factory=dict)
 
     def verification_for(self, requirement_id: str) -> Verification | None:
         return next((v for v in self.verifications if v.requirement_id == requirement_id), None)

@@ -210,13 +210,27 @@ class _FinalSupport:
         return out
 
 
-def _one_sentence(ev: Evidence) -> str:
-    """A human-Supported quote the composer left out, as one sentence citing it."""
-    from workbench.pipeline.compose import quote_cut, statement
+def _one_sentence(ev: Evidence, sources: Mapping[str, str]) -> str:
+    """A human-Supported quote the composer left out, as one sentence citing it (naming its
+    document when the run spans several)."""
+    from workbench.pipeline.compose import named, quote_cut, statement
     from workbench.text import split_sentences
 
     parts = [p.rstrip(" .;:!?") for p in split_sentences(statement(ev.exact_quote, quote_cut(ev.exact_quote)))]
-    return f"{'; '.join(p for p in parts if p)} [{ev.requirement_id}]."
+    return named(f"{'; '.join(p for p in parts if p)} [{ev.requirement_id}].", sources.get(ev.document_id))
+
+
+def _by_document(sentences: list[str], by_id: Mapping[str, Evidence]) -> list[str]:
+    """A run over several documents: the sentences grouped by the document of what they cite
+    (in the order the documents first appear), so a newly supported item's sentence joins its
+    document's rather than trailing after another's."""
+    from workbench.text import cited_ids
+
+    def doc(text: str) -> str | None:
+        return next((by_id[c].document_id for c in cited_ids(text) if c in by_id), None)
+
+    order = list(dict.fromkeys(doc(t) for t in sentences))
+    return sorted(sentences, key=lambda t: order.index(doc(t)))
 
 
 def _machine_sentences(answer: Answer) -> list[str]:
@@ -250,13 +264,14 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
     # items the machine verified but left uncited stay unused, unless nothing of its answer is left
     new = [by_id[i] for i in supported if i not in cited and (i not in machine_ok or not kept)]
     # the machine's cuts are not kept with a run: a quote read alone says whether it is a part
-    draft = compose_from_quotes(new, cuts={e.requirement_id: quote_cut(e.exact_quote) for e in new}) if new \
+    draft = compose_from_quotes(new, cuts={e.requirement_id: quote_cut(e.exact_quote) for e in new},
+                                sources=run.document_titles) if new \
         else Draft(final_answer="")
     extra = [draft.final_answer] if draft.final_answer else []
     left_out = [e for e in new if e.requirement_id in human_supported
                 and e.requirement_id not in cited_ids(draft.final_answer)]
-    extra += [_one_sentence(e) for e in left_out]  # the human's word is final: cite it
-    final = " ".join([*kept, *extra])
+    extra += [_one_sentence(e, run.document_titles) for e in left_out]  # the human's word is final: cite it
+    final = " ".join(_by_document([*kept, *extra], by_id) if run.document_titles else [*kept, *extra])
     cited_now = set(cited_ids(final))
     verified = [by_id[i] for i in supported]
     full = Draft(final_answer=final,

@@ -322,3 +322,39 @@ def test_the_reviewer_name_survives_a_browser_reload_but_is_never_put_in_the_url
                                timeout=60_000)
         assert "Dana" not in page.url
         page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_over_two_contracts_each_chip_names_its_contract_and_opens_its_page(tmp_path, browser, corpus, monkeypatch):
+    """Issue 39: every sentence names its contract; a chip's tooltip names it too, and a click
+    lands on that contract's page with the quote highlighted."""
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
+    get_settings.cache_clear()
+    wb = Workbench(get_settings())
+    adams, cano = (wb.ingest(corpus / "cuad" / "pdf" / f, source_type="contract") for f in (
+        "ADAMSGOLFINC_03_21_2005-EX-10.17-ENDORSEMENT AGREEMENT.PDF",
+        "CANOPETROLEUM,INC_12_13_2007-EX-10.1-Sponsorship Agreement.PDF"))
+    [run] = wb.ask(["Which state's law governs this agreement?"], [adams.id, cano.id])
+    [kansas] = [s for s in run.answer.sentences if "Kansas" in s.text]
+    ev = next(e for e in run.evidence if e.requirement_id == kansas.citations[0])
+    wb.store.dispose()
+    with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.goto(f"{url}answer?run={run.run_id}")
+        page.get_by_role("heading", name="Answer", exact=True).wait_for(timeout=60_000)
+        chip = page.locator(f'button.wb-chip[data-citation="{ev.requirement_id}"]')
+        chip.wait_for(timeout=60_000)
+        expect(page.locator(".wb-answer")).to_contain_text("In the Adams Golf Endorsement Agreement: ")
+        expect(page.locator(".wb-answer")).to_contain_text("In the Cano Petroleum Sponsorship Agreement: ")
+        assert chip.get_attribute("title") == f"Open {ev.requirement_id} (Adams Golf Endorsement Agreement) in Review"
+        assert page.locator(".wb-answer .wb-doc").count() == 2  # one paragraph per contract
+        page.screenshot(path=str(tmp_path / "answer.png"))
+        chip.click()
+        page.wait_for_url(re.compile(rf"/review\?.*evidence={ev.requirement_id}"), timeout=60_000)
+        expect_highlight(page, ev.requirement_id, ev.span.page)
+        page.close()
+    get_settings.cache_clear()

@@ -6,6 +6,7 @@ recomposed from final statuses): one composer, whoever proposed the quotes."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 from workbench.backends import engine
 from workbench.config import JudgmentSettings
@@ -53,6 +54,47 @@ def statement(quote: str, cut: tuple[bool, bool] = (False, False)) -> str:
 
 _ITEM_END = re.compile(r"[;,\u037e]\s*(?:and|or|and/or)\s*$")
 _OPENING_MARK = re.compile(r"^\W*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)])\s")
+
+
+def source_prefix(title: str) -> str:
+    """How an answer statement names its document when a run spans several: "In the Adams Golf
+    Endorsement Agreement: " (two contracts each calling itself "this Agreement" are told apart)."""
+    title = re.sub(r"^the\s+", "", title.strip(), flags=re.I)
+    return f"In the {title}: "
+
+
+def named(sentence: str, title: str | None) -> str:
+    """The sentence naming its document (unchanged without a title)."""
+    return f"{source_prefix(title)}{sentence}" if title else sentence
+
+
+def without_source(sentence: str, titles: Iterable[str]) -> str:
+    """The sentence without the document name `named` put before it: what it claims of the
+    quote it cites, for the support check (the name is the run's, not the quote's); a conflict
+    between two documents names the second after "by contrast, " too."""
+    for t in titles:
+        p = source_prefix(t)
+        if sentence.startswith(p):
+            sentence = sentence[len(p):]
+        sentence = sentence.replace(f"; by contrast, i{p[1:]}", "; by contrast, ")
+    return sentence
+
+
+def named_by_citation(answer: str, verified: list[Evidence], sources: Mapping[str, str]) -> str:
+    """An answer composed elsewhere (an LLM's) over several documents: each sentence whose
+    citations all lie in one document, and that names none yet, names it (`named`); a sentence
+    citing two documents is left as written (it compares them). Without `sources`, unchanged."""
+    if not sources:
+        return answer
+    from workbench.text import cited_ids
+
+    doc = {e.requirement_id: e.document_id for e in verified}
+    out = []
+    for s in split_sentences(answer):
+        docs = {doc[c] for c in cited_ids(s) if c in doc}
+        title = sources.get(next(iter(docs))) if len(docs) == 1 else None
+        out.append(named(s, title) if without_source(s, sources.values()) == s else s)
+    return " ".join(out)
 
 
 def quote_cut(quote: str) -> tuple[bool, bool]:
@@ -121,7 +163,8 @@ def _items_after_their_lead(quotes: list[Evidence]) -> list[Evidence]:
 
 def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[str] = frozenset(),
                         max_statements: int = MAX_STATEMENTS, cuts: dict[str, tuple[bool, bool]] | None = None,
-                        joined: set[str] | frozenset[str] = frozenset()) -> Draft:
+                        joined: set[str] | frozenset[str] = frozenset(),
+                        sources: Mapping[str, str] | None = None) -> Draft:
     """An answer built only from the verified quotes, in the order given (best first) for
     choosing (at most `max_statements`, a lead-in with its items counting as one), then in
     document order for reading. Quotes with the same words (the same requirement
@@ -132,8 +175,15 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     extractions when clearer ones exist are left out (listed unused) - except a `joined` quote
     (a sentence quoted with the one it reads on from: "Such notice …"), which becomes two answer
     sentences, each citing it. `cuts`: for a quote that is part of a longer sentence, by ID,
-    whether words were left out before / after it."""
+    whether words were left out before / after it. `sources`: for a run over several documents,
+    each document's short title by id: every sentence then names its document (`named`), and
+    quotes of different documents are never merged into one sentence (a conflict between two is
+    still presented in one, naming each)."""
     cuts = cuts or {}
+    sources = sources or {}
+
+    def same_doc(a: Evidence, b: Evidence) -> bool:
+        return not sources or a.document_id == b.document_id
 
     def said(e: Evidence) -> str:
         return statement(e.exact_quote, cuts.get(e.requirement_id, (False, False)))
@@ -153,7 +203,7 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     statements = 0  # a lead-in and its items count as one: the list is what it says
     for e in _items_after_their_lead(usable):
         for g in groups:
-            if _same_text(statement(e.exact_quote), statement(g[0].exact_quote)):
+            if _same_text(statement(e.exact_quote), statement(g[0].exact_quote)) and same_doc(e, g[0]):
                 g.append(e)
                 break
         else:
@@ -176,8 +226,9 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
     for i, g in enumerate(groups):
         if i in paired:
             continue
+        source = sources.get(g[0].document_id)
         if len(split_sentences(said(g[0]))) > 1:  # a sentence with the one it reads on from: each cites
-            sentences += [f"{part.rstrip(' .;:,')} {cite(g)}." for part in split_sentences(said(g[0]))]
+            sentences += [named(f"{part.rstrip(' .;:,')} {cite(g)}.", source) for part in split_sentences(said(g[0]))]
             continue
         neg = bool(_NEGATIVE.search(g[0].exact_quote))
         partner = next((j for j in range(i + 1, len(groups)) if j not in paired
@@ -187,11 +238,14 @@ def compose_from_quotes(verified: list[Evidence], exclude: set[str] | frozenset[
         if partner is None:
             lists = (engine.leads_a_list(g[0].exact_quote) and g[0].exact_quote.rstrip()[-1:] in ":–—-"
                      and i + 1 < len(groups) and _announces(g[0], groups[i + 1][0]))
-            sentences.append(f"{said(g[0])} {cite(g)}{':' if lists else '.'}")  # "… effect until [REQ-C096]:"
+            sentences.append(named(f"{said(g[0])} {cite(g)}{':' if lists else '.'}", source))  # "… until [REQ-C096]:"
         else:
             paired.add(partner)
             other = groups[partner]
-            sentences.append(f"{said(g[0])} {cite(g)}; by contrast, {said(other[0])} {cite(other)}.")
+            theirs = sources.get(other[0].document_id)
+            elsewhere = f"i{source_prefix(theirs)[1:]}" if theirs and theirs != source else ""
+            sentences.append(named(f"{said(g[0])} {cite(g)}; by contrast, {elsewhere}{said(other[0])} {cite(other)}.",
+                                   source))
     used = {e.requirement_id for g in groups for e in g}
     refs = [RequirementReference(requirement_id=e.requirement_id, used_in_answer=True, statement=said(e))
             for g in groups for e in g]
@@ -212,11 +266,11 @@ _FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
 
 
 def compose_answer(question: str, verified: list[Evidence], feedback: list[str] | None = None,
-                   judgment: JudgmentSettings | None = None) -> Draft:
+                   judgment: JudgmentSettings | None = None, sources: Mapping[str, str] | None = None) -> Draft:
     """The answer of a backend without a composer of its own (the offline one): statements from
     the verified quotes that answer best (within judgment.answer_margin of the best relevance; the
     weaker stay listed as unused). On a revise pass, the IDs quality review named as unsupported or
-    speculative are dropped."""
+    speculative are dropped. `sources`: as compose_from_quotes."""
     j = judgment or JudgmentSettings()
     exclude: set[str] = set()
     for line in feedback or []:
@@ -229,7 +283,7 @@ def compose_answer(question: str, verified: list[Evidence], feedback: list[str] 
         floor = max(scores) - j.answer_margin
         exclude |= {e.requirement_id for e, r in zip(verified, scores, strict=True) if r < floor}
     cuts, joined = unit_cuts(verified)
-    draft = compose_from_quotes(verified, exclude, cuts=cuts, joined=joined)
+    draft = compose_from_quotes(verified, exclude, cuts=cuts, joined=joined, sources=sources)
     if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
-        draft = compose_from_quotes(verified, cuts=cuts, joined=joined)
+        draft = compose_from_quotes(verified, cuts=cuts, joined=joined, sources=sources)
     return draft

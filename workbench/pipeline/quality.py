@@ -6,6 +6,7 @@ removed from the answer and reported; the findings become feedback for a revise 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workbench.models import ANSWERS, Draft, Evidence, QualityFinding, SentenceSupport
@@ -82,13 +83,17 @@ def answer_relevance(question: str, sentences: list[SentenceSupport], verified: 
     return out, round(max(rel.values()), 4)
 
 
-def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend, question: str | None = None
-           ) -> Review:
+def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend, question: str | None = None,
+           sources: Iterable[str] = ()) -> Review:
     """Check a draft against the verified evidence. `known_ids` are all IDs extracted in the
     run (to tell 'not verified' from 'does not exist'). Given the question, also whether the
     cited evidence answers it (`answer_relevance`): the `answers_question` finding. Without it,
     each sentence's `answers` as the backend's support check set it (a recomposition keeps the
-    machine's)."""
+    machine's). `sources`: the documents' short titles of a run over several; a sentence is
+    judged on what it says of its quote, without the document name before it (compose.named)."""
+    from workbench.pipeline.compose import without_source
+
+    sources = list(sources)
     verified_ids = {e.requirement_id for e in verified}
     mentioned = mentioned_ids(draft.final_answer)
     invalid = [i for i in mentioned if i not in verified_ids]
@@ -102,16 +107,19 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend,
     uncited = [s for s in sentences if not cited_ids(s)]
     for s in uncited:
         feedback.append(f"{TAG_UNCITED} \"{_short(s)}\" cites no verified evidence; cite one or remove it")
-    speculative = [(s, speculative_terms(s)) for s in sentences]
+    claims = [without_source(s, sources) for s in sentences]
+    speculative = [(s, speculative_terms(c)) for s, c in zip(sentences, claims, strict=True)]
     speculative = [(s, t) for s, t in speculative if t]
     for s, t in speculative:
         feedback.append(f"{TAG_SPECULATIVE} {_ids(s)} {', '.join(repr(x) for x in t)} in \"{_short(strip_citations(s))}\"")
 
-    support = backend.support(sentences, verified) if sentences else []
+    support = backend.support(claims, verified) if sentences else []
     if len(support) != len(sentences):  # a backend that drops sentences does not get to hide them
         got = {s.text: s for s in support}
-        support = [got.get(s) or SentenceSupport(text=s, citations=cited_ids(s), supported=False,
-                                                 reason="the verifier returned no verdict") for s in sentences]
+        support = [got.get(c) or SentenceSupport(text=c, citations=cited_ids(c), supported=False,
+                                                 reason="the verifier returned no verdict") for c in claims]
+    support = [x if c == s else x.model_copy(update={"text": s})  # the sentence as the answer says it
+               for x, s, c in zip(support, sentences, claims, strict=True)]
     for s in support:
         if not s.supported:
             feedback.append(f"{TAG_UNSUPPORTED} {_ids(s.text)} \"{_short(strip_citations(s.text))}\" {s.reason}".rstrip())

@@ -162,27 +162,52 @@ def _whole_unit(e: Evidence, doc: ParsedDoc | None, v: Verification) -> Verifica
                                 "score": round(min(v.score or 0.0, 0.6 * (v.score or 0.0)), 4)})
 
 
+def document_titles(docs: list[ParsedDoc]) -> dict[str, str]:
+    """Each document's short title (workbench.pdf.short_title) when a run spans several, so that
+    every answer statement can name its document; {} for one."""
+    from workbench.pdf.short_title import short_titles
+
+    if len(docs) < 2:
+        return {}
+
+    def bib_title(d: ParsedDoc) -> str | None:
+        if d.document.bib is not None:
+            return d.document.bib.title
+        try:
+            from workbench.pdf.bibinfo import read_bibinfo
+
+            return d.derived("bibinfo", lambda: read_bibinfo(d, d.document.title)).title  # type: ignore[arg-type]
+        except Exception:  # noqa: BLE001 - a document without a readable cover is named by its file
+            return None
+
+    return short_titles((d.document, d.text, bib_title(d)) for d in docs)
+
+
 def _compose(question: str, verified: list[Evidence], feedback: list[str] | None, backend: Backend, run: Run,
              settings: Settings) -> Draft:
     """The backend's own composer (an LLM's), else the answer composed from the verified quotes."""
-    from workbench.pipeline.compose import compose_answer, compose_from_quotes
+    from workbench.pipeline.compose import compose_answer, compose_from_quotes, named_by_citation
 
     composer = getattr(backend, "compose", None)
     if composer is None:
-        return compose_answer(question, verified, feedback, settings.judgment)
+        return compose_answer(question, verified, feedback, settings.judgment, sources=run.document_titles)
     try:
-        return composer(question, verified, feedback)
+        draft = composer(question, verified, feedback)
+        if run.document_titles:  # an LLM's sentences name their document as the rules composer's do
+            draft.final_answer = named_by_citation(draft.final_answer, verified, run.document_titles)
+        return draft
     except BackendError as exc:
         _failure(run, "compose", exc)
-        return compose_from_quotes(verified)
+        return compose_from_quotes(verified, sources=run.document_titles)
 
 
 def _review(draft: Draft, verified: list[Evidence], known: set[str], backend: Backend, run: Run) -> Review:
+    sources = run.document_titles.values()
     try:
-        return review(draft, verified, known, backend, run.question)
+        return review(draft, verified, known, backend, run.question, sources)
     except BackendError as exc:  # the support check failed: every sentence stays unverified
         _failure(run, "quality_review", exc)
-        return review(draft, verified, known, _NoSupport(f"the support check failed: {exc}"), run.question)
+        return review(draft, verified, known, _NoSupport(f"the support check failed: {exc}"), run.question, sources)
 
 
 class _NoSupport:
@@ -208,7 +233,7 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
     by_id = {d.document.id: d for d in docs}
     clock = StageClock(on_event, question_index, question_total)
     run = Run(run_id=run_id or new_run_id(), question=question, document_ids=list(by_id), backend=backend.name,
-              settings=settings_used(settings, backend.name))
+              settings=settings_used(settings, backend.name), document_titles=document_titles(docs))
 
     usage_before = {k: u.model_copy(deep=True) for k, u in (backend.usage() or {}).items()}
 
@@ -268,7 +293,7 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
                 if not kept:
                     from workbench.pipeline.compose import compose_from_quotes
 
-                    final = compose_from_quotes(verified)
+                    final = compose_from_quotes(verified, sources=run.document_titles)
                 findings = rev.findings
                 rev = _review(final, verified, known, backend, run)
                 # keep what the last revision failed on visible in the audit trail

@@ -6,11 +6,11 @@ Python as a one-run trigger, which the page turns into a switch to Review on tha
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import streamlit as st
 
-from workbench.models import Answer
+from workbench.models import Answer, ReviewedRun
 from workbench.text.citations import ID_PATTERN, SENTENCE_ID_PATTERN
 
 # A citation is a bracket of one or more IDs: [REQ-P001] or [REQ-P001, REQ-P010].
@@ -20,11 +20,23 @@ CITATION = re.compile(rf"\[({_ID}(?:\s*,\s*{_ID})*)\]")
 _JS = "const CIT = /" + CITATION.pattern.replace("/", "\\/") + "/g;" + r"""
 function render(root, data, onCite) {
   root.innerHTML = "";
+  let block = root, prev = null;
   for (const s of data.sentences) {
+    if (s.source !== prev) {  // a run over several documents: one paragraph per document
+      block = s.source ? root.appendChild(document.createElement("div")) : root;
+      if (s.source) block.className = "wb-doc";
+      prev = s.source;
+    }
     const span = document.createElement("span");
     span.className = "wb-sent" + (s.supported ? "" : " unsupported");
     if (!s.supported && s.reason) span.title = "Unsupported: " + s.reason;
     let last = 0;
+    if (s.prefix && s.text.startsWith(s.prefix)) {  // "In the Adams Golf Endorsement Agreement: "
+      const src = span.appendChild(document.createElement("span"));
+      src.className = "wb-src";
+      src.textContent = s.prefix;
+      last = s.prefix.length;
+    }
     for (const m of s.text.matchAll(CIT)) {
       span.appendChild(document.createTextNode(s.text.slice(last, m.index)));
       for (const id of m[1].split(/\s*,\s*/)) {  // one chip per cited ID
@@ -33,14 +45,16 @@ function render(root, data, onCite) {
         b.className = "wb-chip" + (data.status[id] ? " " + data.status[id] : "");
         b.dataset.citation = id;
         b.textContent = id;
-        b.title = "Open " + id + " in Review";
+        const src = (data.sources || {})[id];  // a run over several documents: the chip names its own
+        if (src) b.dataset.source = src;
+        b.title = "Open " + id + (src ? " (" + src + ")" : "") + " in Review";
         b.addEventListener("click", () => onCite(id));
         span.appendChild(b);
       }
       last = m.index + m[0].length;
     }
     span.appendChild(document.createTextNode(s.text.slice(last) + " "));
-    root.appendChild(span);
+    block.appendChild(span);
   }
 }
 export default function ({ data, parentElement, setTriggerValue }) {
@@ -54,6 +68,8 @@ _CSS = """
 .wb-sent.unsupported { background: rgba(255, 75, 75, .10); border-bottom: 2px dotted #d33; }
 .wb-chip { display: inline-block; margin: 0 2px; padding: 0 7px; border-radius: 10px; cursor: pointer;
   border: 1px solid #6b8fd6; background: #eef3ff; color: #1d4fb8; font: 600 .8rem/1.5 monospace; }
+.wb-doc { margin: 0 0 .6em; }
+.wb-src { font-weight: 600; }
 .wb-chip:hover { background: #d9e5ff; }
 .wb-chip.unsupported { border-color: #d33; background: #ffecec; color: #a11; text-decoration: line-through; }
 """
@@ -63,10 +79,25 @@ _component = st.components.v2.component(
 )
 
 
-def answer_sentences(answer: Answer) -> list[dict]:
+def answer_sentences(answer: Answer, titles: Iterable[str] = ()) -> list[dict]:
+    """The sentences to render; with `titles` (a run over several documents), each sentence's
+    document (`source`) and the words that name it (`prefix`, compose.named), so the page shows
+    one paragraph per document with its name set off."""
+    from workbench.pipeline.compose import source_prefix
+
+    prefixes = {t: source_prefix(t) for t in titles}
+
+    def source(text: str) -> tuple[str | None, str | None]:
+        return next(((t, p) for t, p in prefixes.items() if text.startswith(p)), (None, None))
+
     if answer.sentences:
-        return [{"text": s.text, "supported": s.supported, "reason": s.reason} for s in answer.sentences]
-    return [{"text": answer.final_answer, "supported": True, "reason": ""}] if answer.final_answer else []
+        out = [{"text": s.text, "supported": s.supported, "reason": s.reason} for s in answer.sentences]
+    else:
+        out = [{"text": answer.final_answer, "supported": True, "reason": ""}] if answer.final_answer else []
+    if prefixes:
+        for s in out:
+            s["source"], s["prefix"] = source(s["text"])
+    return out
 
 
 def cited_ids(answer: Answer) -> list[str]:
@@ -78,10 +109,21 @@ def cited_ids(answer: Answer) -> list[str]:
     return list(seen)
 
 
+def chip_sources(reviewed: ReviewedRun) -> dict[str, str]:
+    """Each evidence ID's document short title when the run spans several documents ({} for one):
+    the chip's tooltip names the document its quote is in."""
+    titles = reviewed.run.document_titles
+    return {s.evidence.requirement_id: titles[s.evidence.document_id] for s in reviewed.statuses
+            if s.evidence.document_id in titles}
+
+
 def answer_with_chips(answer: Answer, status: dict[str, str], *, key: str,
-                      on_cite: Callable[[], None] | None = None) -> str | None:
+                      on_cite: Callable[[], None] | None = None, sources: dict[str, str] | None = None) -> str | None:
     """Render the answer; returns the ID of the chip clicked in this run, if any.
-    `status` maps an evidence ID to its final status ("supported"/"unsupported")."""
-    result = _component(key=key, data={"sentences": answer_sentences(answer), "status": status},
+    `status` maps an evidence ID to its final status ("supported"/"unsupported"); `sources` an
+    evidence ID to its document's short title (chip_sources), shown in the chip's tooltip."""
+    result = _component(key=key, data={"sentences": answer_sentences(answer, set((sources or {}).values())),
+                                       "status": status,
+                                       "sources": sources or {}},
                         on_cite_change=on_cite or (lambda: None))
     return getattr(result, "cite", None)
