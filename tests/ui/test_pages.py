@@ -251,6 +251,27 @@ def test_answer_shows_badge_chips_and_quality(workspace):
     assert chips["status"][run.evidence[0].requirement_id] == "supported"
 
 
+def test_answer_shows_the_cited_evidence_in_a_viewer_beside_it(workspace):
+    """A chip click lands beside the answer (no page switch): the viewer is on the Answer page,
+    showing the first cited item, with every cited item's boxes and the chips' order."""
+    wb, doc, run = workspace
+    a, b = run.evidence[0].requirement_id, run.evidence[1].requirement_id
+    at = on_page(app(run=run.run_id), "answer")
+    (viewer,) = component_data(at, "pdf_viewer")
+    assert (viewer["document_id"], viewer["target"], viewer["order"]) == (doc.id, a, [a, b])
+    assert {h["id"] for h in viewer["highlights"]} == {a, b}
+    assert component_data(at, "answer_text")[0]["current"] == a
+    assert any(p.label == f"Review {a}" for p in at.get("page_link"))
+
+
+def test_review_viewer_moves_through_the_grid_order_with_j_and_k_itself(workspace):
+    wb, doc, run = workspace
+    at = on_page(app(run=run.run_id, evidence=run.evidence[0].requirement_id), "review")
+    (viewer,) = component_data(at, "pdf_viewer")
+    assert viewer["keys"] is True
+    assert viewer["order"] == [s.evidence.requirement_id for s in wb.review_queue(run.run_id, "document")]
+
+
 def test_answer_is_recomposed_after_a_human_marks_its_evidence_unsupported(workspace):
     wb, doc, run = workspace
     rejected = run.evidence[0].requirement_id

@@ -1,7 +1,9 @@
 """The composed answer with each [REQ-…] as a clickable citation chip (its text is the ID).
 
-A components-v2 element: the chips sit inline in the sentences, and a click comes back to
-Python as a one-run trigger, which the page turns into a switch to Review on that evidence."""
+A components-v2 element: the chips sit inline in the sentences. A click is first offered to a
+PDF viewer on the same page (a "wb:evidence" event, workbench/ui/selection.py), which shows the
+quote at once and tells the app itself; only when no viewer takes it does the click come back to
+Python as a one-run trigger."""
 
 from __future__ import annotations
 
@@ -30,11 +32,17 @@ function render(root, data, onCite) {
       for (const id of m[1].split(/\s*,\s*/)) {  // one chip per cited ID
         const b = document.createElement("button");
         b.type = "button";
-        b.className = "wb-chip" + (data.status[id] ? " " + data.status[id] : "");
+        b.className = "wb-chip" + (data.status[id] ? " " + data.status[id] : "") + (id === data.current ? " current" : "");
         b.dataset.citation = id;
         b.textContent = id;
         b.title = "Open " + id + " in Review";
-        b.addEventListener("click", () => onCite(id));
+        b.addEventListener("click", () => {
+          const detail = { id, handled: false };
+          window.dispatchEvent(new CustomEvent("wb:evidence", { detail }));
+          for (const c of root.querySelectorAll(".wb-chip.current")) c.classList.remove("current");
+          for (const c of root.querySelectorAll(`.wb-chip[data-citation="${id}"]`)) c.classList.add("current");
+          if (!detail.handled) onCite(id);
+        });
         span.appendChild(b);
       }
       last = m.index + m[0].length;
@@ -55,6 +63,7 @@ _CSS = """
 .wb-chip { display: inline-block; margin: 0 2px; padding: 0 7px; border-radius: 10px; cursor: pointer;
   border: 1px solid #6b8fd6; background: #eef3ff; color: #1d4fb8; font: 600 .8rem/1.5 monospace; }
 .wb-chip:hover { background: #d9e5ff; }
+.wb-chip.current { outline: 2px solid #d9480f; outline-offset: 1px; }
 .wb-chip.unsupported { border-color: #d33; background: #ffecec; color: #a11; text-decoration: line-through; }
 """
 
@@ -79,9 +88,10 @@ def cited_ids(answer: Answer) -> list[str]:
 
 
 def answer_with_chips(answer: Answer, status: dict[str, str], *, key: str,
-                      on_cite: Callable[[], None] | None = None) -> str | None:
-    """Render the answer; returns the ID of the chip clicked in this run, if any.
-    `status` maps an evidence ID to its final status ("supported"/"unsupported")."""
-    result = _component(key=key, data={"sentences": answer_sentences(answer), "status": status},
+                      on_cite: Callable[[], None] | None = None, current: str | None = None) -> str | None:
+    """Render the answer; returns the ID of the chip clicked in this run, if any (a click a
+    viewer on the page took is not). `status` maps an evidence ID to its final status
+    ("supported"/"unsupported"); `current`: the evidence shown now, its chips outlined."""
+    result = _component(key=key, data={"sentences": answer_sentences(answer), "status": status, "current": current},
                         on_cite_change=on_cite or (lambda: None))
     return getattr(result, "cite", None)

@@ -142,3 +142,14 @@ def stage_table(events: list[StageEvent], running_for: float = 0.0) -> pd.DataFr
                     "Note": safe.text(ev.message)})
     frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
     return frame[["Stage", "Status", "Time (s)", "Counts", "Note"]]
+
+
+def reading_layout() -> None:
+    """Pages that show a PDF beside other content: narrower side padding (the page gets the
+    width), and the keyed viewer pane (`wb_viewer_pane`) stays beside the content while the page
+    scrolls, as tall as the window (the wrapper Streamlit puts around a keyed container is what
+    sticks inside the tall column)."""
+    st.html("<style>.stMainBlockContainer { padding-left: 1.25rem; padding-right: 1.25rem; padding-top: 2.5rem;"
+            " padding-bottom: 1.5rem; max-width: none; }"
+            " div:has(> .st-key-wb_viewer_pane), .st-key-wb_viewer_pane { position: sticky; top: 3.75rem;"
+            " z-index: 3; }</style>")
