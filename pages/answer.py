@@ -32,8 +32,11 @@ def show_revisions() -> None:
     with st.expander("Machine answer and revisions"):
         st.markdown("**Machine answer** (as the pipeline composed it)")
         safe.plain(reviewed.machine_answer.final_answer or reviewed.machine_answer.result or "(none)")
+        who = {e.id: e.reviewer for e in wb.history(run.run_id)}
         st.table(pd.DataFrame([{
-            "Revision": r.revision, "Events": ", ".join(map(str, r.triggered_by)) or "hash re-check",
+            "Revision": r.revision,
+            "By": ", ".join(dict.fromkeys(safe.text(who[i]) for i in r.triggered_by if i in who)) or "—",
+            "Events": ", ".join(map(str, r.triggered_by)) or "hash re-check",
             "Now citable": ", ".join(r.now_citable), "No longer citable": ", ".join(r.no_longer_citable),
             "Sentences dropped": len(r.dropped_sentences), "Sentences added": len(r.added_sentences),
             "Support": f"{r.support_ratio:.0%}", "Confidence": r.grounding_confidence,

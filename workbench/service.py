@@ -906,7 +906,9 @@ class Workbench:
         or overall (every stored run, with `per_run` filled)."""
         from workbench.store import metrics as m
 
-        runs = [self.store.get_run(run_id)] if run_id else self.store.list_runs()
+        stored_runs = [self.store.get_run(run_id)] if run_id else self.store.list_runs()
+        # A checked draft is not a question's run: overall, it is counted apart (issue 41).
+        runs = stored_runs if run_id else [r for r in stored_runs if r.kind != "draft"]
         events = self.store.history(run_id)
         per_run: list[ReviewMetrics] = []
         all_statuses: list[EvidenceStatus] = []
@@ -920,8 +922,11 @@ class Workbench:
                                      events=[e for e in events if e.run_id == stored.run_id]))
         if run_id:
             return per_run[0]
-        overall = m.compute(all_statuses, run_id=None, runs=len(runs), confidences=confidences, events=events)
+        run_ids = {r.run_id for r in runs}
+        overall = m.compute(all_statuses, run_id=None, runs=len(runs), confidences=confidences,
+                            events=[e for e in events if e.run_id in run_ids])
         overall.per_run = per_run
+        overall.drafts = len(stored_runs) - len(runs)
         return overall
 
     def audit_trail(self, run_id: str) -> dict:

@@ -288,6 +288,8 @@ def test_answer_is_recomposed_after_a_human_marks_its_evidence_unsupported(works
     tables = [t.value for t in at.table]
     quality = next(t for t in tables if "Check" in t.columns)
     assert list(quality["Detail"]) == [q.detail for q in reviewed.answer.quality]
+    revisions = next(t for t in tables if "Revision" in t.columns)
+    assert list(revisions["By"]) == ["Dana"]  # each revision names who caused it
 
 
 def test_answer_states_no_authoritative_evidence_plainly(workspace):
@@ -331,10 +333,15 @@ def test_dashboard_charts_pass_rate_reasons_confusion_and_confidence(workspace):
     assert metrics["Evidence items"] == "3"
     assert metrics["Verifier pass rate"] == "67 %"
     assert metrics["Reviewed"] == "1 / 3"
+    # κ from one label is no number to show: the count and a word instead
+    assert metrics["Cohen's κ · 1 label"] == "too few labels"
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    titles = [c["layout"]["title"]["text"] for c in charts]
-    assert "Rejection reasons (verifier)" in titles
-    heat = next(c for c in charts if c["layout"]["title"]["text"].startswith("Verifier vs human"))
+    # titles above the charts (the charts' toolbar covered titles drawn inside them)
+    assert not any(c["layout"].get("title", {}).get("text") for c in charts)
+    titles = [m.value for m in at.markdown]
+    assert "**Rejection reasons (verifier) · 1 items**" in titles
+    assert any(t.startswith("**Verifier vs human · 1 label: agreement 0 %, κ too few labels") for t in titles)
+    heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
     assert heat["data"][0]["z"] == [[0, 1], [0, 0]]
 
 

@@ -315,7 +315,10 @@ def test_after_a_citation_click_review_knows_the_reviewer_name(tmp_path, browser
         name.fill("Dana")
         name.press("Enter")
         page.wait_for_timeout(1500)
-        page.locator("button.wb-chip").first.click()
+        chip = page.locator("button.wb-chip").first
+        ev_id = chip.inner_text().strip()
+        chip.click()
+        page.get_by_role("link", name=f"Review {ev_id}").click()
         page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
         streamlit_idle(page)
         page.wait_for_timeout(1000)
