@@ -153,3 +153,14 @@ def reading_layout() -> None:
             " padding-bottom: 1.5rem; max-width: none; }"
             " div:has(> .st-key-wb_viewer_pane), .st-key-wb_viewer_pane { position: sticky; top: 3.75rem;"
             " z-index: 3; }</style>")
+
+
+def default_documents(wb: Workbench, by_id: dict[str, Document], kind: str = "question") -> list[str]:
+    """The documents a fresh session (a reload) starts with: those of the newest run of this kind
+    that are still there, else every document when there is one only, else none (never every
+    document: a 113-page sample preselected beside the contract asked about is a slow surprise)."""
+    for run in sorted((r for r in wb.runs() if r.kind == kind), key=lambda r: r.created_at, reverse=True):
+        kept = [d for d in run.document_ids if d in by_id]
+        if kept:
+            return kept
+    return list(by_id) if len(by_id) == 1 else []
