@@ -126,6 +126,9 @@ def test_documents_sample_button_ingests_the_bundled_nist_publication(data_dir):
     assert not at.exception, at.exception
     assert any("NIST.SP.800-171r2.pdf" in s.value for s in at.success)
     assert list(at.dataframe[0].value["Pages"]) == [113]
+    # loaded: the button that would load it again is gone, the page says it is there
+    assert not [b for b in at.button if b.label == "Load the sample document"]
+    assert "The sample document is loaded" in texts(at)
 
 
 def test_run_asks_about_the_documents_just_ingested_not_the_whole_workspace(data_dir, make_pdf):
