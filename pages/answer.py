@@ -71,7 +71,7 @@ if answer.result == NO_AUTHORITATIVE_EVIDENCE:
         st.stop()
 
 reading_layout()
-left, right = st.columns([5, 6], gap="medium")
+left, right = st.columns([2, 3], gap="medium")  # the PDF beside the answer gets the larger part
 with left:
     st.markdown(
         confidence_badge(answer)

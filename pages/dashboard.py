@@ -5,7 +5,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from workbench.models import ReviewMetrics
-from workbench.store.metrics import KAPPA_MIN_LABELS
 from workbench.ui import safe, state
 from workbench.ui.widgets import run_label
 from workbench.ui.workspace import get_workbench
@@ -21,6 +20,7 @@ labels = {r.run_id: run_label(r) for r in runs}
 scope = st.selectbox("Scope", [None, *labels], format_func=lambda i: "All runs" if i is None else labels[i],
                      key="dashboard_scope")
 m: ReviewMetrics = wb.metrics(scope)
+KAPPA_MIN_LABELS = wb.KAPPA_MIN_LABELS
 
 
 def pct(x: float | None) -> str:

@@ -101,11 +101,12 @@ def viewer_selected(ev_id: str) -> None:
         state.select_evidence(run.run_id, ev_id)
 
 
-# The page gets two thirds of the width: a contract's 10 pt text is drawn ≥ 11 px tall at "Fit
-# width" at 1440 × 900 with the sidebar open. The grid shows what a reviewer decides on, no quote.
+# The page gets 69 % of the width: at 1440 × 900 with the sidebar open "Fit width" is ≥ 90 % on a
+# letter page (a contract's 10 pt text ≥ 11 px tall, 90 % without sideways scrolling). The grid
+# beside it shows what a reviewer decides on.
 reading_layout()
 multi_doc = len({s.evidence.document_id for s in items}) > 1
-left, right = st.columns([1, 2], gap="small")
+left, right = st.columns([0.31, 0.69], gap="small")
 with left:
     n_done = sum(1 for s in items if s.human_label)
     per_reviewer: dict[str, int] = {}
@@ -138,7 +139,7 @@ with left:
                                  suppressHeaderMenuButton=True, suppressHeaderFilterButton=True)
     # Every column a reviewer decides on fits the column's width, no sideways scroll; the quote
     # takes what is left (in full in its tooltip and in the card below).
-    widths = {"ID": 76, "Document": 90, "p.": 40, "Verifier": 58, "Human": 58, "Final": 50}
+    widths = {"ID": 74, "Document": 90, "p.": 38, "Verifier": 58, "Human": 56, "Final": 48}
     tips = {"Verifier": "The verifier's verdict: ✓ supported, ✗ unsupported",
             "Human": "The human label: ✓ supported, ✗ unsupported, ⚠ reviewers disagree",
             "Final": "Final status (the human's word, else the verifier's): ✓ supported, ✗ unsupported",

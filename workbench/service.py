@@ -32,6 +32,7 @@ from workbench.models import (
     StageEvent,
 )
 from workbench.review import REVIEW_ORDERS
+from workbench.store.metrics import KAPPA_MIN_LABELS
 
 if TYPE_CHECKING:
     from workbench.pdf.cache import ParsedCache
@@ -65,6 +66,7 @@ class Workbench:
     """One workspace: settings, the store, caches of parsed documents and indexes."""
 
     REVIEW_ORDERS = REVIEW_ORDERS  # review_queue's orders, with their labels
+    KAPPA_MIN_LABELS = KAPPA_MIN_LABELS  # κ is shown from this many labels up (workbench.store.metrics)
 
     def __init__(self, settings: Settings):
         from workbench.security_log import capture

@@ -20,11 +20,14 @@ QUOTE = "review and analyze system audit records weekly"
 
 # True when the element's box lies inside the viewer's scroll area and inside the window.
 IN_VIEW = """(el) => {
-  const box = el.getBoundingClientRect(), view = el.closest('.wbv-scroll').getBoundingClientRect();
+  const scroll = el.closest('.wbv-scroll');
+  if (!scroll) return false;  // a box of a viewer being replaced by the next run's: not yet
+  const box = el.getBoundingClientRect(), view = scroll.getBoundingClientRect();
   return box.height > 0 && box.top >= view.top && box.bottom <= view.bottom
       && box.top >= 0 && box.bottom <= window.innerHeight;
 }"""
-PAGE_IMAGE_LOADED = "(el) => { const img = el.parentElement.querySelector('img'); return !!img && img.complete && img.naturalWidth > 0; }"
+PAGE_IMAGE_LOADED = ("(el) => { const img = el.parentElement && el.parentElement.querySelector('img'); "
+                     "return !!img && img.complete && img.naturalWidth > 0; }")
 
 
 @pytest.fixture

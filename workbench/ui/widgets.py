@@ -149,7 +149,7 @@ def reading_layout() -> None:
     width), and the keyed viewer pane (`wb_viewer_pane`) stays beside the content while the page
     scrolls, as tall as the window (the wrapper Streamlit puts around a keyed container is what
     sticks inside the tall column)."""
-    st.html("<style>.stMainBlockContainer { padding-left: 1.25rem; padding-right: 1.25rem; padding-top: 2.5rem;"
+    st.html("<style>.stMainBlockContainer { padding-left: 0.75rem; padding-right: 0.75rem; padding-top: 2.5rem;"
             " padding-bottom: 1.5rem; max-width: none; }"
             " div:has(> .st-key-wb_viewer_pane), .st-key-wb_viewer_pane { position: sticky; top: 3.75rem;"
             " z-index: 3; }</style>")

@@ -47,7 +47,7 @@ _component = st.components.v2.component(
 
 
 class ViewerEvents(NamedTuple):
-    select: str | None  # evidence id chosen in the viewer (a highlight, J/K, a grid row, a chip)
+    select: str | None  # the evidence id the viewer last chose (a highlight, J/K, a grid row, a chip)
     add: dict | None  # a text selection the reviewer chose to add as evidence
 
 
@@ -56,8 +56,8 @@ def _ack_key(key: str) -> str:
 
 
 def _selected(key: str) -> str | None:
-    """The evidence id the viewer reported in this run ({id, seq}), remembering its seq: the next
-    data says the app has seen it, so the viewer stops guarding its own newer target."""
+    """The evidence id the viewer reported ({id, seq}, its state value), remembering its seq: the
+    next data says the app has seen it, so the viewer stops guarding its own newer target."""
     raw = getattr(st.session_state.get(key), "select", None)
     if isinstance(raw, dict):
         seq = raw.get("seq")

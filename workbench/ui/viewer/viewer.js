@@ -7,14 +7,15 @@
 // A selection lands here first, without waiting for Streamlit: J/K (next/previous in the page's
 // order), a click on a highlight, and any "wb:evidence" event on window (the grid's rows, the
 // answer's citation chips) move the target box and scroll to it at once, then report
-// {id, seq} to the app, which re-renders the rest of the page. Until the app has seen the
+// {id, seq} to the app (a state value), which re-renders the rest of the page. Until the app has seen the
 // latest seq (data.ack), data naming another target is an older run's and does not move it back.
 const LOAD_MARGIN = "800px 0px";
 const KEEP_MARGIN = "4000px 0px";
 const LOAD_DELAY_MS = 60;
 const STEPS = [0.5, 0.67, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4]; // × actual size
 const PT = 96 / 72; // CSS px per PDF point at 100 %
-const GAP = 10; // px around pages
+const GAP = 10; // px between pages
+const SIDE = 4; // px beside a page at "Fit width": the width goes to the page (90 % fits at 1440 × 900)
 
 function renderZoom(st) {
   // Image resolution: display scale × device pixels, snapped (the server caches per step).
@@ -63,7 +64,7 @@ function retryLater(st, tries, again) {
 function fitScale(st, mode) {
   const r = st.root;
   const maxW = Math.max(...st.sizes.map(s => s[0]));
-  const width = Math.max(100, (r.clientWidth || 800) - 2 * GAP);
+  const width = Math.max(100, (r.clientWidth || 800) - 2 * SIDE);
   if (mode === "page") {
     const cur = st.sizes[(st.current || 1) - 1] || st.sizes[0];
     const height = Math.max(100, (r.clientHeight || 600) - 2 * GAP);
@@ -258,6 +259,7 @@ function build(st, data) {
   scroll.innerHTML = "";
   st.pages = [];
   st.doc = data.document_id;
+  st.boxSig = null;
   st.base = data.base;
   st.maxPixels = data.max_pixels || 25000000;
   st.wordsBase = data.words_base;
@@ -441,6 +443,10 @@ function hideAdd(st) {
 }
 
 function drawHighlights(st, data, onSelect) {
+  // The same boxes as the last run's (most reruns): only the target moves, no elements replaced.
+  const sig = JSON.stringify([st.doc, data.highlights]);
+  if (sig === st.boxSig && st.root.querySelector(".wbv-hl")) { markTarget(st, st.target); return; }
+  st.boxSig = sig;
   for (const el of st.root.querySelectorAll(".wbv-hl")) el.remove();
   st.boxes = new Map(); // evidence id -> its boxes on this document
   for (const h of data.highlights) {
@@ -488,11 +494,33 @@ function prefetch(st) {
   for (const p of want) { const div = st.pages[p - 1]; if (div) load(st, div, p === want[0]); }
 }
 
+// Then, one at a time once the target is drawn, every page the app gave boxes for (a run's
+// evidence is a few dozen pages at most): a click on any grid row lands on a drawn page.
+const WARM_MAX = 40;
+function warmAll(st) {
+  if (st.warmedDoc === st.doc || !st.boxes) return;
+  st.warmedDoc = st.doc;
+  const doc = st.doc;
+  const pages = [...new Set([...st.boxes.values()].flat().map(b => b.page))].slice(0, WARM_MAX);
+  const next = () => {
+    if (st.doc !== doc) return;
+    const p = pages.shift();
+    if (p == null) return;
+    const div = st.pages[p - 1];
+    if (!div || div.querySelector("img")) { next(); return; }
+    load(st, div);
+    const img = div.querySelector("img");
+    img.addEventListener("load", () => setTimeout(next, 20), { once: true });
+    img.addEventListener("error", () => setTimeout(next, 500), { once: true });
+  };
+  setTimeout(next, 300);
+}
+
 // A selection made here: show it now, tell the app. Returns false when this document has no box
 // for it (another document: the app must switch, which takes a rerun).
 function selectHere(st, id) {
   if (!st.report) return false;
-  st.seq = (st.seq || 0) + 1;
+  st.seq = Math.max((st.seq || 0) + 1, Date.now()); // increasing across remounts, as the app's ack is
   const here = !!(st.boxes && st.boxes.has(id));
   if (here) {
     markTarget(st, id);
@@ -548,7 +576,7 @@ function fitHeight(st) {
   }
 }
 
-export default function ({ data, parentElement, setTriggerValue }) {
+export default function ({ data, parentElement, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".wbv-scroll");
   if (!root) return;
   const wrap = parentElement.querySelector(".wbv");
@@ -584,7 +612,9 @@ export default function ({ data, parentElement, setTriggerValue }) {
     return;
   }
   wrap.classList.remove("is-empty");
-  st.report = v => setTriggerValue("select", v);
+  // A state value, not a trigger: Streamlit keeps the latest when reruns pile up (a trigger
+  // could be dropped when a grid click and a J arrive together).
+  st.report = v => setStateValue("select", v);
   st.order = data.order || [];
   wireSelection(st, !!data.keys);
   const rebuilt = st.doc !== data.document_id;
@@ -594,6 +624,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const behind = !rebuilt && (data.ack || 0) < (st.seq || 0);
   if (!behind) st.target = data.target;
   drawHighlights(st, data, id => selectHere(st, id));
+  warmAll(st);
   const token = `${data.document_id}|${data.target}|${data.page}|${data.scroll_token}`;
   if (!behind && st.token !== token) {
     const already = !rebuilt && st.shown === data.target && data.target; // landed here first
