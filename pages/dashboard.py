@@ -39,11 +39,11 @@ def labels_word(n: int) -> str:
 
 
 n_lab = m.agreement_labels
-k = st.columns(5)
+k = st.columns([1, 1, 1.2, 0.9, 1.6])  # room for "too few labels"
 k[0].metric("Evidence items", m.total, help=f"over {m.runs} run(s)"
             + (f"; {m.drafts} checked draft(s) are not counted here" if m.drafts else ""))
 k[1].metric("Verifier pass rate", pct(m.pass_rate), help=f"verified / extracted, over {m.total} items")
-k[2].metric(f"Final pass rate · {labels_word(m.reviewed)} applied", pct(m.final_pass_rate),
+k[2].metric(f"Final pass rate · {labels_word(m.reviewed)}", pct(m.final_pass_rate),
             help=f"with the {m.reviewed} human labels applied, over {m.total} items")
 k[3].metric("Reviewed", f"{m.reviewed} / {m.total}", help=f"{pct(m.review_progress)} reviewed by a human")
 k[4].metric(f"Cohen's κ · {labels_word(n_lab)}", kappa(m.cohen_kappa, n_lab),
@@ -74,8 +74,9 @@ with c2:
     z = [[m.confusion.get(v, {}).get(h, 0) for h in order] for v in order]
     fig = go.Figure(go.Heatmap(z=z, x=[f"human: {h}" for h in order], y=[f"verifier: {v}" for v in order],
                                text=z, texttemplate="%{text}", colorscale="Blues", showscale=False))
-    title = (f"Verifier vs human · {labels_word(n_lab)}: agreement {pct(m.agreement)}, κ {kappa(m.cohen_kappa, n_lab)}"
-             + (f" (κ from {KAPPA_MIN_LABELS})" if n_lab < KAPPA_MIN_LABELS else ""))
+    title = (f"Verifier vs human · {labels_word(n_lab)}: agreement {pct(m.agreement)}, "
+             + (f"κ {kappa(m.cohen_kappa, n_lab)}" if n_lab >= KAPPA_MIN_LABELS
+                else f"κ needs {KAPPA_MIN_LABELS} labels"))
     chart(fig.update_yaxes(autorange="reversed"), title)
 
 c3, c4 = st.columns(2, gap="large")

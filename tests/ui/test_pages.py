@@ -343,7 +343,7 @@ def test_dashboard_charts_pass_rate_reasons_confusion_and_confidence(workspace):
     assert not any(c["layout"].get("title", {}).get("text") for c in charts)
     titles = [m.value for m in at.markdown]
     assert "**Rejection reasons (verifier) · 1 items**" in titles
-    assert any(t.startswith("**Verifier vs human · 1 label: agreement 0 %, κ too few labels") for t in titles)
+    assert "**Verifier vs human · 1 label: agreement 0 %, κ needs 20 labels**" in titles
     heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
     assert heat["data"][0]["z"] == [[0, 1], [0, 0]]
 

@@ -491,7 +491,18 @@ function prefetch(st) {
     const b = id && st.boxes && st.boxes.get(id);
     if (b && b.length) for (const p of new Set(b.map(x => x.page))) want.push(p);
   }
-  for (const p of want) { const div = st.pages[p - 1]; if (div) load(st, div, p === want[0]); }
+  // The target's page first and alone (renders are rationed on the server); its neighbours once
+  // it is drawn.
+  const first = st.pages[want[0] - 1];
+  if (!first) return;
+  load(st, first, true);
+  const rest = () => { for (const p of want.slice(1)) { const div = st.pages[p - 1]; if (div) load(st, div); } };
+  const img = first.querySelector("img");
+  if (!img || img.complete) rest();
+  else {
+    img.addEventListener("load", rest, { once: true });
+    img.addEventListener("error", rest, { once: true });
+  }
 }
 
 // Then, one at a time once the target is drawn, every page the app gave boxes for (a run's
@@ -513,7 +524,7 @@ function warmAll(st) {
     img.addEventListener("load", () => setTimeout(next, 20), { once: true });
     img.addEventListener("error", () => setTimeout(next, 500), { once: true });
   };
-  setTimeout(next, 300);
+  setTimeout(next, 600);
 }
 
 // A selection made here: show it now, tell the app. Returns false when this document has no box
