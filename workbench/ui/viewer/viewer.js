@@ -307,6 +307,7 @@ function build(st, data) {
 
 function load(st, div, urgent) {
   if (div.querySelector("img")) return;
+  div._drawn = true;
   const img = document.createElement("img");
   if (urgent) img.fetchPriority = "high";
   img.alt = `page ${div.dataset.pageNumber}`;
@@ -496,8 +497,12 @@ function prefetch(st) {
   const first = st.pages[want[0] - 1];
   if (!first) return;
   load(st, first, true);
-  const rest = () => { for (const p of want.slice(1)) { const div = st.pages[p - 1]; if (div) load(st, div); } };
   const img = first.querySelector("img");
+  const others = [...new Set(want)].filter(p => p !== want[0]);
+  const rest = () => {
+    if (img && !img.isConnected) return; // unloaded meanwhile (its src emptied fires "error")
+    for (const p of others) { const div = st.pages[p - 1]; if (div) load(st, div); }
+  };
   if (!img || img.complete) rest();
   else {
     img.addEventListener("load", rest, { once: true });
@@ -518,7 +523,8 @@ function warmAll(st) {
     const p = pages.shift();
     if (p == null) return;
     const div = st.pages[p - 1];
-    if (!div || div.querySelector("img")) { next(); return; }
+    // Once drawn, a page is the lazy loader's: one the reviewer scrolled away from stays unloaded.
+    if (!div || div._drawn || div.querySelector("img")) { next(); return; }
     load(st, div);
     const img = div.querySelector("img");
     img.addEventListener("load", () => setTimeout(next, 20), { once: true });
