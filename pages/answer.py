@@ -6,8 +6,9 @@ import streamlit as st
 
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE
 from workbench.ui import safe, state
-from workbench.ui.citations import answer_with_chips, chip_sources
-from workbench.ui.widgets import confidence_badge, run_picker
+from workbench.ui.citations import answer_with_chips, chip_sources, cited_ids
+from workbench.ui.viewer import highlights_for, pdf_viewer
+from workbench.ui.widgets import confidence_badge, reading_layout, run_picker
 from workbench.ui.workspace import get_workbench
 
 st.title("Answer")
@@ -31,8 +32,11 @@ def show_revisions() -> None:
     with st.expander("Machine answer and revisions"):
         st.markdown("**Machine answer** (as the pipeline composed it)")
         safe.plain(reviewed.machine_answer.final_answer or reviewed.machine_answer.result or "(none)")
+        who = {e.id: e.reviewer for e in wb.history(run.run_id)}
         st.table(pd.DataFrame([{
-            "Revision": r.revision, "Events": ", ".join(map(str, r.triggered_by)) or "hash re-check",
+            "Revision": r.revision,
+            "By": ", ".join(dict.fromkeys(safe.text(who[i]) for i in r.triggered_by if i in who)) or "—",
+            "Events": ", ".join(map(str, r.triggered_by)) or "hash re-check",
             "Now citable": ", ".join(r.now_citable), "No longer citable": ", ".join(r.no_longer_citable),
             "Sentences dropped": len(r.dropped_sentences), "Sentences added": len(r.added_sentences),
             "Support": f"{r.support_ratio:.0%}", "Confidence": r.grounding_confidence,
@@ -66,33 +70,37 @@ if answer.result == NO_AUTHORITATIVE_EVIDENCE:
             show_revisions()
         st.stop()
 
-st.markdown(
-    confidence_badge(answer)
-    + f" &nbsp; Grounding confidence: **{answer.grounding_confidence}**"
-    + f" · citation coverage {round(answer.citation_coverage * 100)} %"
-)
-cited = answer_with_chips(answer, statuses, key=f"answer_{run.run_id}", sources=chip_sources(reviewed))
-if cited:
-    state.select_evidence(run.run_id, cited)
-    st.switch_page(state.PAGE_REVIEW, query_params=state.deep_link_params(run.run_id, cited))
-st.caption("Click an evidence ID to see its quote highlighted in the PDF. Struck-through IDs were marked unsupported.")
-if reviewed.revisions:
-    show_revisions()
+reading_layout()
+left, right = st.columns([2, 3], gap="medium")  # the PDF beside the answer gets the larger part
+with left:
+    st.markdown(
+        confidence_badge(answer)
+        + f" &nbsp; Grounding confidence: **{answer.grounding_confidence}**"
+        + f" · citation coverage {round(answer.citation_coverage * 100)} %"
+    )
+    by_id = {s.evidence.requirement_id: s for s in reviewed.statuses}
+    chip_ids = [i for i in cited_ids(answer) if i in by_id]
+    shown_id = st.session_state.get(state.EVIDENCE)
+    if shown_id not in by_id:
+        shown_id = next((i for i in chip_ids if by_id[i].evidence.span), chip_ids[0] if chip_ids else None)
+    cited = answer_with_chips(answer, statuses, key=f"answer_{run.run_id}", current=shown_id,
+                              sources=chip_sources(reviewed))
+    if cited and cited in by_id:  # no viewer took the click (another document): show it from here
+        state.select_evidence(run.run_id, cited)
+        shown_id = cited
+    st.caption("Click an evidence ID to see its quote highlighted in the PDF beside the answer. Struck-through IDs "
+               "were marked unsupported.")
+    if reviewed.revisions:
+        show_revisions()
 
+    def label_sentence(sentence_id: str, value: str) -> None:
+        name = state.reviewer()
+        if not name:
+            st.session_state["answer_flash"] = "Enter your **Reviewer name** in the sidebar first."
+            return
+        wb.review(run.run_id, sentence_id, value, name)
 
-
-
-def label_sentence(sentence_id: str, value: str) -> None:
-    name = state.reviewer()
-    if not name:
-        st.session_state["answer_flash"] = "Enter your **Reviewer name** in the sidebar first."
-        return
-    wb.review(run.run_id, sentence_id, value, name)
-
-
-unsupported = [s for s in answer.sentences if not s.supported]
-c1, c2 = st.columns(2, gap="large")
-with c1:
+    unsupported = [s for s in answer.sentences if not s.supported]
     st.markdown(f"**Unsupported sentences** ({len(unsupported)} of {len(answer.sentences)})")
     if unsupported:
         for s in unsupported:
@@ -101,7 +109,6 @@ with c1:
         st.caption("Every sentence cites supported evidence.")
     if answer.missing_evidence:
         st.markdown("**Missing evidence**\n" + "\n".join(f"- {safe.text(m)}" for m in answer.missing_evidence))
-with c2:
     st.markdown("**Quality review**")
     if answer.quality:
         st.table(pd.DataFrame([{"Check": q.check, "Result": "passed" if q.passed else "FAILED", "Detail": safe.text(q.detail)}
@@ -114,19 +121,49 @@ with c2:
     if vouched:
         st.caption("Cited on a reviewer's word: " + "; ".join(safe.text(r) for r in vouched))
 
-if answer.sentences:
-    with st.expander("Label answer sentences — a human label overrides the support check"):
-        flash = st.session_state.pop("answer_flash", None)
-        if flash:
-            st.error(flash)
-        for i, s in enumerate(answer.sentences, 1):
-            sid = f"SENT-{i}"
-            c = st.columns([7, 2, 2, 1.4], vertical_alignment="center")
-            note = f"  \n:gray[{safe.text(s.reason)}]" if s.reason.startswith("labelled ") \
-                or " marked supported by " in s.reason else ""
-            c[0].markdown(f"{i}. {':red[' + safe.text(s.text) + ']' if not s.supported else safe.text(s.text)}{note}")
-            c[1].button("Supported", key=f"sent_sup_{i}", on_click=label_sentence, args=(sid, "supported"),
-                        icon=":material/thumb_up:", width="stretch")
-            c[2].button("Unsupported", key=f"sent_uns_{i}", on_click=label_sentence, args=(sid, "unsupported"),
-                        icon=":material/thumb_down:", width="stretch")
-            c[3].button("Reset", key=f"sent_rst_{i}", on_click=label_sentence, args=(sid, "reset"), width="stretch")
+    if answer.sentences:
+        with st.expander("Label answer sentences — a human label overrides the support check"):
+            flash = st.session_state.pop("answer_flash", None)
+            if flash:
+                st.error(flash)
+            for i, s in enumerate(answer.sentences, 1):
+                sid = f"SENT-{i}"
+                c = st.columns([7, 2, 2, 1.4], vertical_alignment="center")
+                note = f"  \n:gray[{safe.text(s.reason)}]" if s.reason.startswith("labelled ") \
+                    or " marked supported by " in s.reason else ""
+                c[0].markdown(f"{i}. {':red[' + safe.text(s.text) + ']' if not s.supported else safe.text(s.text)}{note}")
+                c[1].button("Supported", key=f"sent_sup_{i}", on_click=label_sentence, args=(sid, "supported"),
+                            icon=":material/thumb_up:", width="stretch")
+                c[2].button("Unsupported", key=f"sent_uns_{i}", on_click=label_sentence, args=(sid, "unsupported"),
+                            icon=":material/thumb_down:", width="stretch")
+                c[3].button("Reset", key=f"sent_rst_{i}", on_click=label_sentence, args=(sid, "reset"), width="stretch")
+
+
+def answer_selected(ev_id: str) -> None:
+    """The viewer shows a chip's evidence already: remember it (a reload, or Review, opens it)."""
+    if ev_id in by_id:
+        state.select_evidence(run.run_id, ev_id)
+
+
+with right, st.container(key="wb_viewer_pane"):
+    status = by_id.get(shown_id) if shown_id else None
+    if status is None:
+        st.caption("This answer cites no evidence: nothing to show in the PDF.")
+    else:
+        ev = status.evidence
+        docs = {d.id: d for d in wb.documents()}
+        name = docs[ev.document_id].filename if ev.document_id in docs else ev.document_id[:12]
+        st.caption(f":material/picture_as_pdf: {safe.text(name)} · {safe.text(ev.requirement_id)}"
+                   + (f" is on {safe.text(ev.span.cite)}" if ev.span else " could not be anchored in the PDF"))
+        same_doc = [by_id[i].evidence for i in dict.fromkeys([*chip_ids, ev.requirement_id])
+                    if by_id[i].evidence.document_id == ev.document_id and by_id[i].evidence.span]
+        try:
+            page_labels = wb.page_labels(ev.document_id)
+        except Exception:  # noqa: BLE001 - labels are an extra; the page numbers still work
+            page_labels = []
+        pdf_viewer(ev.document_id, highlights_for((e.requirement_id, e.span.rects) for e in same_doc),
+                   target=ev.requirement_id, page=ev.span.page if ev.span else None,
+                   scroll_token=st.session_state.get(state.SCROLL_TOKEN, 0), height=None, fill_offset=110,
+                   labels=page_labels, key="answer_viewer", order=chip_ids, on_select=answer_selected)
+        st.page_link(state.PAGE_REVIEW, label=f"Review {ev.requirement_id}", icon=":material/rule:",
+                     query_params=state.deep_link_params(run.run_id, ev.requirement_id))

@@ -6,7 +6,7 @@ import streamlit as st
 
 from workbench.service import without_citations
 from workbench.ui import safe, state
-from workbench.ui.widgets import badge_level, show_error
+from workbench.ui.widgets import badge_level, default_documents, show_error
 from workbench.ui.workspace import get_workbench
 
 DRAFT_RUN = "check_draft_run"  # the checked draft shown (a run id)
@@ -22,7 +22,9 @@ if not docs:
 
 by_id = {d.id: d for d in docs}
 with st.form("check_draft_form", border=True):
-    doc_ids = st.multiselect("Documents", list(by_id), default=list(by_id),
+    if "check_docs_widget" not in st.session_state:  # a fresh session: the last check's documents
+        st.session_state["check_docs_widget"] = default_documents(wb, by_id, "draft") or default_documents(wb, by_id)
+    doc_ids = st.multiselect("Documents", list(by_id), key="check_docs_widget",
                              format_func=lambda i: f"{by_id[i].title or by_id[i].filename} ({by_id[i].pages} p.)")
     text = st.text_area("Draft", height=180, key="check_draft_text",
                         placeholder="Paste the drafted answer (plain text or Markdown): each sentence is checked.")
@@ -37,6 +39,13 @@ if submitted:
     draft = text
     if upload is not None:
         draft = (draft + "\n\n" if draft.strip() else "") + upload.getvalue().decode("utf-8", errors="replace")
+    # Ctrl+Enter in the draft submits the form; a click on the button just after must not store
+    # the same check twice.
+    submission = (draft, tuple(doc_ids), title, markdown)
+    if submission == st.session_state.get("check_draft_last") and st.session_state.get(DRAFT_RUN):
+        st.info("This draft was just checked with these documents: its result is below.", icon=":material/info:")
+        submitted = False
+if submitted:
     try:
         with st.spinner("Checking each sentence against the documents…"):
             run = wb.check_draft(draft, doc_ids, title=title or (upload.name if upload is not None else None),
@@ -45,6 +54,7 @@ if submitted:
         show_error(e)
     else:
         st.session_state[DRAFT_RUN] = run.run_id
+        st.session_state["check_draft_last"] = submission
 
 drafts = sorted((r for r in wb.runs() if r.kind == "draft"), key=lambda r: r.created_at, reverse=True)
 if not drafts:

@@ -11,7 +11,7 @@ from workbench.ui.workspace import get_workbench
 
 st.title("Dashboard")
 wb = get_workbench()
-runs = sorted(wb.runs(), key=lambda r: r.created_at, reverse=True)
+runs = sorted((r for r in wb.runs() if r.kind != "draft"), key=lambda r: r.created_at, reverse=True)
 if not runs:
     st.info("No runs yet: the dashboard fills in once questions have been asked on the **Run** page.")
     st.stop()
@@ -20,28 +20,53 @@ labels = {r.run_id: run_label(r) for r in runs}
 scope = st.selectbox("Scope", [None, *labels], format_func=lambda i: "All runs" if i is None else labels[i],
                      key="dashboard_scope")
 m: ReviewMetrics = wb.metrics(scope)
+KAPPA_MIN_LABELS = wb.KAPPA_MIN_LABELS
 
 
 def pct(x: float | None) -> str:
     return "—" if x is None else f"{x * 100:.0f} %"
 
 
-k = st.columns(5)
-k[0].metric("Evidence items", m.total, help=f"over {m.runs} run(s)")
-k[1].metric("Verifier pass rate", pct(m.pass_rate), help="verified / extracted")
-k[2].metric("Final pass rate", pct(m.final_pass_rate), help="with human labels applied")
+def kappa(value: float | None, labels: int) -> str:
+    """κ only from KAPPA_MIN_LABELS labels up: below, a number that swings with every label."""
+    if labels < KAPPA_MIN_LABELS:
+        return "too few labels"
+    return "—" if value is None else f"{value:.2f}"
+
+
+def labels_word(n: int) -> str:
+    return f"{n} label{'s' if n != 1 else ''}"
+
+
+n_lab = m.agreement_labels
+k = st.columns([1, 1, 1.2, 0.9, 1.6])  # room for "too few labels"
+k[0].metric("Evidence items", m.total, help=f"over {m.runs} run(s)"
+            + (f"; {m.drafts} checked draft(s) are not counted here" if m.drafts else ""))
+k[1].metric("Verifier pass rate", pct(m.pass_rate), help=f"verified / extracted, over {m.total} items")
+k[2].metric(f"Final pass rate · {labels_word(m.reviewed)}", pct(m.final_pass_rate),
+            help=f"with the {m.reviewed} human labels applied, over {m.total} items")
 k[3].metric("Reviewed", f"{m.reviewed} / {m.total}", help=f"{pct(m.review_progress)} reviewed by a human")
-k[4].metric("Cohen's κ", "—" if m.cohen_kappa is None else f"{m.cohen_kappa:.2f}",
-            help="verifier vs human agreement beyond chance, over reviewed items (— until both classes occur)")
-CHART = {"height": 320, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}}
+k[4].metric(f"Cohen's κ · {labels_word(n_lab)}", kappa(m.cohen_kappa, n_lab),
+            help=f"verifier vs human agreement beyond chance, over the {n_lab} human labels on items the verifier "
+                 f"judged (reviewer-added evidence is no disagreement); shown from {KAPPA_MIN_LABELS} labels up")
+if m.runs and m.drafts:
+    st.caption(f"{m.runs} run(s); {m.drafts} checked draft(s) are counted on the Check a draft page, not here.")
+# Titles above the charts, not in them: the charts' toolbar covered them.
+CHART = {"height": 300, "margin": {"l": 10, "r": 10, "t": 24, "b": 10}}
+
+
+def chart(fig, title: str) -> None:
+    st.markdown(f"**{title}**")
+    st.plotly_chart(fig.update_layout(**CHART), width="stretch", config={"displaylogo": False})
+
 
 c1, c2 = st.columns(2, gap="large")
 with c1:
     reasons = m.rejection_reasons
     if reasons:
-        fig = px.bar(x=list(reasons.values()), y=[safe.plotly(r) for r in reasons], orientation="h", title="Rejection reasons (verifier)",
+        fig = px.bar(x=list(reasons.values()), y=[safe.plotly(r) for r in reasons], orientation="h",
                      labels={"x": "items", "y": ""})
-        st.plotly_chart(fig.update_layout(**CHART), width="stretch")
+        chart(fig, f"Rejection reasons (verifier) · {sum(reasons.values())} items")
     else:
         st.caption("No rejected evidence.")
 with c2:
@@ -49,9 +74,10 @@ with c2:
     z = [[m.confusion.get(v, {}).get(h, 0) for h in order] for v in order]
     fig = go.Figure(go.Heatmap(z=z, x=[f"human: {h}" for h in order], y=[f"verifier: {v}" for v in order],
                                text=z, texttemplate="%{text}", colorscale="Blues", showscale=False))
-    title = f"Verifier vs human (κ {'—' if m.cohen_kappa is None else f'{m.cohen_kappa:.2f}'}, " \
-            f"agreement {pct(m.agreement)})"
-    st.plotly_chart(fig.update_layout(title=title, **CHART).update_yaxes(autorange="reversed"), width="stretch")
+    title = (f"Verifier vs human · {labels_word(n_lab)}: agreement {pct(m.agreement)}, "
+             + (f"κ {kappa(m.cohen_kappa, n_lab)}" if n_lab >= KAPPA_MIN_LABELS
+                else f"κ needs {KAPPA_MIN_LABELS} labels"))
+    chart(fig.update_yaxes(autorange="reversed"), title)
 
 c3, c4 = st.columns(2, gap="large")
 with c3:
@@ -69,32 +95,34 @@ with c3:
             go.Bar(name="pass rate (verifier)", y=y, x=[p.pass_rate for p in per], orientation="h"),
             go.Bar(name="reviewed", y=y, x=[p.review_progress for p in per], orientation="h"),
         ])
-        fig.update_layout(**{**CHART, "title": "Per run: pass rate and review progress", "barmode": "group",
+        st.markdown(f"**Per run: pass rate and review progress** · {len(per)} run(s)")
+        fig.update_layout(**{**CHART, "barmode": "group",
                              "xaxis_tickformat": ".0%", "xaxis_range": [0, 1],
                              "legend": {"orientation": "h", "y": -0.08, "x": 0, "yanchor": "top"},
-                             "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
+                             "margin": {"l": 10, "r": 10, "t": 10, "b": 40},
                              "height": max(300, 90 + 46 * len(per))})
         fig.update_yaxes(autorange="reversed", automargin=True)
-        st.plotly_chart(fig, width="stretch")
+        st.plotly_chart(fig, width="stretch", config={"displaylogo": False})
     else:
         fig = go.Figure(go.Pie(labels=["reviewed", "not reviewed"], values=[m.reviewed, m.total - m.reviewed],
                                hole=0.55, sort=False))
-        st.plotly_chart(fig.update_layout(title="Review progress", **CHART), width="stretch")
+        chart(fig, f"Review progress · {m.reviewed} of {m.total} items")
 with c4:
     levels = ["high", "medium", "low", "insufficient"]
     gc = m.grounding_confidence
-    fig = px.bar(x=levels, y=[gc.get(x, 0) for x in levels], title="Answer confidence (runs per level)",
+    fig = px.bar(x=levels, y=[gc.get(x, 0) for x in levels],
                  labels={"x": "", "y": "runs"}, color=levels,
                  color_discrete_map={"high": "#2e9e5b", "medium": "#e6a23c", "low": "#e06c3c", "insufficient": "#c33"})
-    st.plotly_chart(fig.update_layout(showlegend=False, **CHART), width="stretch")
+    chart(fig.update_layout(showlegend=False), f"Answer confidence · runs per level, {sum(gc.values())} runs")
 
 if m.score_histogram and sum(m.score_histogram):
     fig = px.bar(x=[f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(len(m.score_histogram))], y=m.score_histogram,
-                 title="Verifier score distribution", labels={"x": "score", "y": "items"})
-    st.plotly_chart(fig.update_layout(**CHART), width="stretch")
+                 labels={"x": "score", "y": "items"})
+    chart(fig, f"Verifier score distribution · {sum(m.score_histogram)} items")
 st.subheader("Reviewers")
 r = st.columns(3)
-r[0].metric("Between reviewers κ", "—" if m.inter_reviewer_kappa is None else f"{m.inter_reviewer_kappa:.2f}",
+r[0].metric(f"Between reviewers κ · {m.inter_reviewer_items} item(s)",
+            kappa(m.inter_reviewer_kappa, m.inter_reviewer_items),
             help=f"agreement between two reviewers on the {m.inter_reviewer_items} item(s) both labelled")
 r[1].metric("Open conflicts", m.open_conflicts,
             help="reviewers disagree and no adjudicator has decided: the Review page lists them first when "

@@ -106,7 +106,9 @@ with left:
                                        f"(file {i + 1} of {len(files)})…")
 
             ingest(f.name, f.getvalue(), types[f.file_id], on_ocr=on_ocr)
-        progress.progress(1.0, text=f"Done: {len(files)} file(s).")
+        done = sum(1 for r in results if r.get("document"))
+        progress.progress(1.0, text=f"Done: {done} of {len(files)} file(s) ingested"
+                          + (f", {len(files) - done} refused (below)." if done < len(files) else "."))
         st.session_state[state.UPLOAD_NONCE] = nonce + 1
         st.rerun()
 
@@ -114,14 +116,12 @@ with right:
     st.subheader("Sample document")
     st.caption("NIST SP 800-171 Rev. 2 (113 pages, a US government work) — security requirements such as "
                "“3.5.3 Use multifactor authentication…”.")
-    if st.button("Load the sample document", icon=":material/library_add:"):
+    if any(d.filename == SAMPLE.name for d in wb.documents()):  # loaded: nothing to offer but using it
+        st.caption(":material/check_circle: The sample document is loaded: ask it a question on the **Run** page.")
+    elif st.button("Load the sample document", icon=":material/library_add:"):
         results.clear()
-        known = {d.filename: d for d in wb.documents()}
-        if SAMPLE.name in known:
-            st.session_state["sample_flash"] = "The sample document is already in this workspace."
-        else:
-            with st.spinner("Ingesting the sample document…"):
-                ingest(SAMPLE.name, SAMPLE.read_bytes(), "policy")
+        with st.spinner("Ingesting the sample document…"):
+            ingest(SAMPLE.name, SAMPLE.read_bytes(), "policy")
         st.rerun()
     if flash := st.session_state.pop("sample_flash", None):
         st.info(flash, icon=":material/info:")

@@ -7,8 +7,9 @@ from st_aggrid import AgGrid, GridOptionsBuilder
 
 from workbench.models import EvidenceStatus
 from workbench.ui import safe, state
+from workbench.ui.selection import grid_selection_options
 from workbench.ui.viewer import highlights_for, pdf_viewer
-from workbench.ui.widgets import run_picker, show_error
+from workbench.ui.widgets import reading_layout, run_picker, show_error
 from workbench.ui.workspace import get_workbench
 
 st.title("Review")
@@ -94,11 +95,18 @@ def add_selection(sel: dict) -> None:
                    f"Supported by {safe.text(status.reviewer)}.")
 
 
-# The viewer pane stays beside the evidence while the page scrolls, as tall as the window (the
-# wrapper Streamlit puts around a keyed container is what sticks inside the tall column).
-st.html("<style>div:has(> .st-key-wb_viewer_pane), .st-key-wb_viewer_pane { position: sticky; top: 3.75rem;"
-        " z-index: 3; } .stMainBlockContainer { padding-bottom: 1.5rem; }</style>")
-left, right = st.columns([9, 11], gap="medium")  # the page gets the larger half: readable text
+def viewer_selected(ev_id: str) -> None:
+    """The viewer already shows it (J/K, a grid row, a highlight): make it the page's selection."""
+    if ev_id != st.session_state.get(state.EVIDENCE):
+        state.select_evidence(run.run_id, ev_id)
+
+
+# The page gets 69 % of the width: at 1440 × 900 with the sidebar open "Fit width" is ≥ 90 % on a
+# letter page (a contract's 10 pt text ≥ 11 px tall, 90 % without sideways scrolling). The grid
+# beside it shows what a reviewer decides on.
+reading_layout()
+multi_doc = len({s.evidence.document_id for s in items}) > 1
+left, right = st.columns([0.31, 0.69], gap="small")
 with left:
     n_done = sum(1 for s in items if s.human_label)
     per_reviewer: dict[str, int] = {}
@@ -110,36 +118,51 @@ with left:
                + (" (" + ", ".join(f"{safe.text(k)}: {v}" for k, v in per_reviewer.items()) + ")" if per_reviewer else "")
                + (f"; **{conflicts} open conflict(s)** between reviewers" if conflicts else "") + ".")
     st.selectbox("Order", list(ORDERS), format_func=ORDERS.get, key="review_order", label_visibility="collapsed")
+    mark = {"supported": "✓", "unsupported": "✗"}  # the grid fits its column: words are in the card
     rows = pd.DataFrame([{
         "ID": s.evidence.requirement_id,
-        "Page": s.evidence.span.page if s.evidence.span else None,
-        "Quote": s.evidence.exact_quote,  # what a reviewer reads first: visible without scrolling
-        "Final status": s.final_status,
-        "Human label": ("⚠ " if s.conflict else "") + (s.human_label or ""),
-        "Reviewers": "; ".join(f"{k}: {v}" for k, v in s.reviewer_labels.items()) + (" (adjudicated)" if s.adjudicated else ""),
-        "Verifier": s.verifier_verdict,
-        "Reason": ("added by a reviewer" if s.human_added else
-                   (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else ""),
         "Document": (docs[s.evidence.document_id].title or docs[s.evidence.document_id].filename)
         if s.evidence.document_id in docs else s.evidence.document_id[:12],
+        "p.": s.evidence.span.page if s.evidence.span else None,
+        "Verifier": mark.get(s.verifier_verdict, s.verifier_verdict),
+        "Human": ("⚠" if s.conflict else "") + mark.get(s.human_label or "", ""),
+        "Final": mark.get(s.final_status, s.final_status),
+        "Quote": s.evidence.exact_quote,
+        # Hidden: what the quick search also finds ("unsupported", a reviewer's name, a reason).
+        "Statuses": f"verifier {s.verifier_verdict}; human {s.human_label or 'not reviewed'}; final {s.final_status}",
+        "Reviewers": "; ".join(f"{k}: {v}" for k, v in s.reviewer_labels.items()) + (" (adjudicated)" if s.adjudicated else ""),
+        "Reason": ("added by a reviewer" if s.human_added else
+                   (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else ""),
     } for s in items])
     gob = GridOptionsBuilder.from_dataframe(rows)
-    gob.configure_default_column(filter=True, sortable=True, resizable=True)
-    widths = {"ID": 100, "Page": 64, "Quote": 340, "Final status": 112, "Human label": 112, "Reviewers": 180,
-              "Verifier": 108,
-              "Reason": 220, "Document": 220}
+    gob.configure_default_column(filter=True, sortable=True, resizable=True, tooltipField="Quote",
+                                 suppressHeaderMenuButton=True, suppressHeaderFilterButton=True)
+    # Every column a reviewer decides on fits the column's width, no sideways scroll; the quote
+    # takes what is left (in full in its tooltip and in the card below).
+    widths = {"ID": 74, "Document": 90, "p.": 38, "Verifier": 58, "Human": 56, "Final": 48}
+    tips = {"Verifier": "The verifier's verdict: ✓ supported, ✗ unsupported",
+            "Human": "The human label: ✓ supported, ✗ unsupported, ⚠ reviewers disagree",
+            "Final": "Final status (the human's word, else the verifier's): ✓ supported, ✗ unsupported",
+            "p.": "Page in the PDF"}
     for col, w in widths.items():
-        gob.configure_column(col, width=w, minWidth=60)
-    gob.configure_column("ID", pinned="left")
-    gob.configure_column("Quote", tooltipField="Quote")
-    # Fixed widths with horizontal scroll: fitting eight columns into half a screen hides them all.
-    search = st.text_input("Search evidence", key="grid_search", placeholder="Quick search: any word, ID or status",
+        gob.configure_column(col, width=w, minWidth=w, maxWidth=None if col == "Document" else w + 24,
+                             headerTooltip=tips.get(col), cellStyle={"textAlign": "center"} if col in tips else None)
+    gob.configure_column("Document", hide=not multi_doc)
+    gob.configure_column("Quote", flex=1, minWidth=60)
+    for col in ("Statuses", "Reviewers", "Reason"):
+        gob.configure_column(col, hide=True)
+    search = st.text_input("Search evidence", key="grid_search",
+                           placeholder="Search: any word of the quote, ID, verdict, reviewer",
                            label_visibility="collapsed")
-    gob.configure_grid_options(rowHeight=30, autoSizeStrategy=None, tooltipShowDelay=300, quickFilterText=search)
+    gob.configure_grid_options(rowHeight=30, autoSizeStrategy=None, tooltipShowDelay=300,
+                               quickFilterText=search, includeHiddenColumnsInQuickFilter=True,
+                               **grid_selection_options())
     gob.configure_selection("single", pre_selected_rows=[str(ids.index(wanted))], suppressRowDeselection=True)
     grid = AgGrid(rows, gridOptions=gob.build(), height=330, key=f"grid_{run.run_id}", update_on=["selectionChanged"],
                   server_sync_strategy="server_wins", show_toolbar=False, show_search=False,
-                  show_download_button=False)
+                  show_download_button=False, allow_unsafe_jscode=True,
+                  custom_css={".ag-cell, .ag-header-cell": {"padding-left": "6px !important",
+                                                            "padding-right": "6px !important"}})
     sel = grid.selected_rows
     picked = sel.iloc[0]["ID"] if sel is not None and len(sel) else None
     if picked and picked != st.session_state.get(state.GRID_SELECTION):
@@ -229,8 +252,10 @@ with right, st.container(key="wb_viewer_pane"):
     doc_id = current.evidence.document_id
     same_doc = [s.evidence for s in items if s.evidence.document_id == doc_id and s.evidence.span]
     name = docs[doc_id].filename if doc_id in docs else doc_id[:12]
-    st.caption(f":material/picture_as_pdf: {safe.text(name)}" + (f" — {safe.text(span.cite)}" if span else "")
-               + " · select text on the page to add it as evidence")
+    # The evidence's page, named as the evidence's (the viewer's own box shows the page in view).
+    st.caption(f":material/picture_as_pdf: {safe.text(name)}"
+               + (f" · {safe.text(current.evidence.requirement_id)} is on {safe.text(span.cite)}" if span else "")
+               + " · J/K next/previous · select text on the page to add it as evidence")
     if span is None:
         st.warning(f"{safe.text(current.evidence.requirement_id)}'s quote could not be anchored in the PDF, so there is no box to "
                    "show (rejected as quote_not_found).")
@@ -249,10 +274,10 @@ with right, st.container(key="wb_viewer_pane"):
         labels=page_labels,
         selectable=True,
         key="review_viewer",
+        order=ids,
+        keys=True,
+        on_select=viewer_selected,
     )
-    if events.select and events.select != wanted and events.select in by_id:
-        state.select_evidence(run.run_id, events.select)
-        st.rerun()
     if events.add:
         add_selection(events.add)
         st.rerun()

@@ -7,7 +7,14 @@ import streamlit as st
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE
 from workbench.service import backend_names
 from workbench.ui import safe, state
-from workbench.ui.widgets import STAGE_NAMES, confidence_badge, documents_label, show_error, stage_table
+from workbench.ui.widgets import (
+    STAGE_NAMES,
+    confidence_badge,
+    default_documents,
+    documents_label,
+    show_error,
+    stage_table,
+)
 from workbench.ui.workspace import get_workbench
 
 DONE = ("finished", "failed")  # a job that ended (workbench.jobs)
@@ -23,8 +30,8 @@ if not docs:
 by_id = {d.id: d for d in docs}
 # The selection outlives the page (widget state is dropped when another page is shown).
 if "run_docs_widget" not in st.session_state:
-    remembered = [d for d in st.session_state.get(state.RUN_DOCS, list(by_id)) if d in by_id]
-    st.session_state["run_docs_widget"] = remembered or list(by_id)
+    remembered = [d for d in st.session_state.get(state.RUN_DOCS, []) if d in by_id]
+    st.session_state["run_docs_widget"] = remembered or default_documents(wb, by_id)
 doc_ids = st.multiselect("Documents", list(by_id), key="run_docs_widget",
                          format_func=lambda i: f"{by_id[i].title or by_id[i].filename} ({by_id[i].pages} p.)")
 st.session_state[state.RUN_DOCS] = doc_ids

@@ -1,8 +1,8 @@
 """Drive the app through every page in headless Chromium at 1440 × 900 and write docs/img/page-<name>.png.
 
 Starts the app (the same entry as `make run`) on a free 127.0.0.1 port with a fresh workspace,
-loads the sample document, asks a question, opens the answer, clicks a citation chip, labels
-the evidence, checks a short draft, and photographs each page on the way.
+loads the sample document, asks a question, opens the answer, clicks a citation chip (the
+viewer beside the answer shows it), opens it in Review, labels the evidence, checks a short draft, and photographs each page on the way.
 
     .venv/bin/python scripts/screenshots.py [--out docs/img] [--question "..."]
 """
@@ -64,11 +64,15 @@ def main() -> None:
 
         page.get_by_role("link", name="Answer").first.click()
         settle(page, 1500)
+        chips = page.locator("button.wb-chip")
+        if chips.count() > 1:  # the viewer beside the answer follows the chip
+            chips.nth(1).click()
+            settle(page, 1500)
         shot(page, args.out, "answer")
 
-        chips = page.locator("button.wb-chip")
         if chips.count():
-            chips.first.click()
+            ev_id = chips.nth(min(1, chips.count() - 1)).inner_text().strip()
+            page.get_by_role("link", name=f"Review {ev_id}").click()
             page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
             settle(page, 2500)
             page.get_by_role("button", name=re.compile(r"^Supported")).click()

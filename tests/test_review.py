@@ -121,9 +121,26 @@ def test_review_orders_put_the_verifier_least_sure_and_reviewers_disagreeing_fir
         "REQ-C002", "REQ-C003", "REQ-C001"]
     assert [s.evidence.requirement_id for s in review_order(rr.statuses, "disagreement")] == [
         "REQ-C001", "REQ-C003", "REQ-C002"]
-    assert review_order(rr.statuses, "document") == rr.statuses
+    assert review_order(rr.statuses, "run") == rr.statuses
     with pytest.raises(ValueError, match="unknown review order"):
         review_order(rr.statuses, "random")
+
+
+def test_document_order_is_document_then_page_then_position_and_run_order_is_as_extracted():
+    from workbench.review import review_order
+
+    run = _run()
+    # extracted out of reading order: C001 on page 7, C002 on page 2 late, C003 on page 2 early
+    places = {"REQ-C001": (7, 900), "REQ-C002": (2, 500), "REQ-C003": (2, 100)}
+    for e in run.evidence:
+        page, start = places[e.requirement_id]
+        e.span = e.span.model_copy(update={"page": page, "pages": [page], "start": start,
+                                           "end": start + len(e.exact_quote)})
+    rr = reviewed_run(run, [])
+    assert [s.evidence.requirement_id for s in review_order(rr.statuses, "document")] == [
+        "REQ-C003", "REQ-C002", "REQ-C001"]
+    assert [s.evidence.requirement_id for s in review_order(rr.statuses, "run")] == [
+        "REQ-C001", "REQ-C002", "REQ-C003"]
 
 
 def test_a_reviewer_supported_part_of_a_sentence_says_where_words_were_left_out():

@@ -569,6 +569,11 @@ class ReviewMetrics(BaseModel):
     inter_reviewer_kappa: float | None = None  # agreement between reviewers on those items
     open_conflicts: int = 0  # items where reviewers disagree and no adjudication settled it
     per_run: list[ReviewMetrics] = Field(default_factory=list)  # filled for the overall view
+    # Issue 41: what each number rests on. Agreement and κ count the human labels on items the
+    # verifier judged (reviewer-added evidence has no verifier verdict to disagree with).
+    agreement_labels: int = 0  # labels agreement, overrides and cohen_kappa rest on
+    reviewer_added: int = 0  # items a reviewer added (left out of the agreement)
+    drafts: int = 0  # checked drafts, not counted as runs (overall view)
 
 
 JobKind = Literal["ingest", "index", "ask", "verify", "cell"]  # cell: one question over one document, for a review table

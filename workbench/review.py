@@ -464,22 +464,33 @@ def sentence_verdict(reviewed: ReviewedRun, requirement_id: str) -> FinalStatus 
     return "supported" if sentences[int(n) - 1].supported else "unsupported"
 
 
-REVIEW_ORDERS = {"document": "Document order", "uncertainty": "Verifier least sure first",
-                 "disagreement": "Reviewer disagreement first"}
+REVIEW_ORDERS = {"document": "Document order (document, page, position)", "run": "Run order (as extracted)",
+                 "uncertainty": "Verifier least sure first", "disagreement": "Reviewer disagreement first"}
 
 
 def review_order(statuses: list[EvidenceStatus], by: str = "document") -> list[EvidenceStatus]:
     """Items in the order a reviewer's hour is best spent. "uncertainty": unreviewed items whose
     verifier score is nearest the 0.5 boundary first (reviewer-added items, already decided by a
-    human, last); "disagreement": open conflicts first, then items several reviewers labelled."""
-    if by == "uncertainty":
+    human, last); "disagreement": open conflicts first, then items several reviewers labelled;
+    "document": as a reader meets them — by document (in the order the run first cites each), page,
+    then character offset, items without a place in the PDF last; "run": as extracted."""
+    if by == "document":
+        first_seen: dict[str, int] = {}
+        for s in statuses:
+            first_seen.setdefault(s.evidence.document_id, len(first_seen))
+
+        def key(s: EvidenceStatus) -> tuple:
+            span = s.evidence.span
+            return (first_seen[s.evidence.document_id], span is None, span.page if span else 0,
+                    span.start if span else 0)
+    elif by == "uncertainty":
         def key(s: EvidenceStatus) -> tuple:
             margin = abs(s.verification.score - 0.5) if s.verification is not None else 1.0
             return (s.human_label is not None, s.human_added, margin)
     elif by == "disagreement":
         def key(s: EvidenceStatus) -> tuple:
             return (not s.conflict, -len(s.reviewer_labels))
-    elif by == "document":
+    elif by == "run":
         return list(statuses)
     else:
         raise ValueError(f"unknown review order {by!r}: use one of {', '.join(REVIEW_ORDERS)}")

@@ -32,6 +32,7 @@ from workbench.models import (
     StageEvent,
 )
 from workbench.review import REVIEW_ORDERS
+from workbench.store.metrics import KAPPA_MIN_LABELS
 
 if TYPE_CHECKING:
     from workbench.pdf.cache import ParsedCache
@@ -65,6 +66,7 @@ class Workbench:
     """One workspace: settings, the store, caches of parsed documents and indexes."""
 
     REVIEW_ORDERS = REVIEW_ORDERS  # review_queue's orders, with their labels
+    KAPPA_MIN_LABELS = KAPPA_MIN_LABELS  # κ is shown from this many labels up (workbench.store.metrics)
 
     def __init__(self, settings: Settings):
         from workbench.security_log import capture
@@ -911,7 +913,9 @@ class Workbench:
         or overall (every stored run, with `per_run` filled)."""
         from workbench.store import metrics as m
 
-        runs = [self.store.get_run(run_id)] if run_id else self.store.list_runs()
+        stored_runs = [self.store.get_run(run_id)] if run_id else self.store.list_runs()
+        # A checked draft is not a question's run: overall, it is counted apart (issue 41).
+        runs = stored_runs if run_id else [r for r in stored_runs if r.kind != "draft"]
         events = self.store.history(run_id)
         per_run: list[ReviewMetrics] = []
         all_statuses: list[EvidenceStatus] = []
@@ -925,8 +929,11 @@ class Workbench:
                                      events=[e for e in events if e.run_id == stored.run_id]))
         if run_id:
             return per_run[0]
-        overall = m.compute(all_statuses, run_id=None, runs=len(runs), confidences=confidences, events=events)
+        run_ids = {r.run_id for r in runs}
+        overall = m.compute(all_statuses, run_id=None, runs=len(runs), confidences=confidences,
+                            events=[e for e in events if e.run_id in run_ids])
         overall.per_run = per_run
+        overall.drafts = len(stored_runs) - len(runs)
         return overall
 
     def audit_trail(self, run_id: str) -> dict:

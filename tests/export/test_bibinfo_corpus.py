@@ -43,6 +43,15 @@ def test_other_corpus_documents_say_what_they_are_and_nothing_is_invented(corpus
     assert book.title is None  # the metadata's "Free Culture" is already the full title
 
 
+def test_a_contract_without_a_title_in_its_metadata_is_titled_by_its_first_heading_not_its_file(corpus):
+    """CUAD filings carry no metadata title and one type size: the heading naming the agreement
+    is the title, the filing's stamps ("Exhibit 10.7", "REDACTED COPY") are not."""
+    parsed, info = bib(corpus / "cuad/pdf/ADUROBIOTECH,INC_06_02_2020-EX-10.7-CONSULTING AGREEMENT(1).PDF")
+    assert not parsed.document.title and info.title == "CONSULTING AGREEMENT"
+    _, stamped = bib(corpus / "cuad/pdf/ACCELERATEDTECHNOLOGIESHOLDINGCORP_04_24_2003-EX-10.13-JOINT VENTURE AGREEMENT.PDF")
+    assert stamped.title == "JOINT VENTURE AGREEMENT"
+
+
 @pytest.fixture
 def nist_run(data_dir, corpus):
     from workbench.config import get_settings

@@ -21,7 +21,8 @@ def test_bibtex_parses_with_title_authors_year_and_pages_cited(reviewed):
     assert entry["title"] == "{Security Requirements for Test Systems}"
     assert entry["author"] == "{Jane Doe} and {National Institute of Testing}"
     assert entry["year"] == "2020" and entry["month"] == "feb"
-    assert "pages cited: 1, 2" in entry["note"] and pdf.document.id in entry["note"]
+    # only S001's page: S003 (page 2) was rejected and never cited, S002 cited but a reviewer rejected it
+    assert entry["note"].endswith("pages cited: 1") and pdf.document.id in entry["note"]
 
 
 def test_bibtex_escapes_special_characters_and_keeps_keys_unique(reviewed, make_pdf):
@@ -46,7 +47,7 @@ def test_csljson_items_have_zotero_types_authors_and_issued_dates(reviewed):
     assert item["title"] == "Security Requirements for Test Systems"
     assert item["author"] == [{"literal": "Jane Doe"}, {"literal": "National Institute of Testing"}]
     assert item["issued"] == {"date-parts": [[2020, 2, 1]]}
-    assert item["page"] == "1, 2" and item["number-of-pages"] == "2"
+    assert item["page"] == "1" and item["number-of-pages"] == "2"  # cited, supported items' pages only
 
 
 def test_missing_pdf_metadata_is_left_out_not_guessed(reviewed):
@@ -69,7 +70,7 @@ def test_markdown_report_numbers_citations_and_lists_bibliography_and_human_chan
     assert "alice: REQ-S002 verifier supported → unsupported" in md
     bib = md.split("## Bibliography")[1]
     for part in ("Security Requirements for Test Systems", "Jane Doe; National Institute of Testing", "2020-02-01",
-                 "requirements.pdf", "Pages cited: 1, 2"):
+                 "requirements.pdf", "Pages cited: 1."):
         assert part in bib
     assert "Confidence: **medium**" in md
 
@@ -102,7 +103,7 @@ def test_html_report_links_every_citation_to_its_quote_and_escapes_text(reviewed
     assert {"ev-1", "ev-2", "ev-3"} <= set(p.ids)
     assert "<script>" not in doc and "&lt;script&gt;" in doc
     text = " ".join(p.text)
-    assert "human: unsupported by alice" in text and "Pages cited: 1, 2" in text
+    assert "human: unsupported by alice" in text and "Pages cited: 1." in text
 
 
 def test_no_authoritative_evidence_is_stated_plainly(reviewed):

@@ -56,3 +56,32 @@ def test_metrics_count_only_reviewed_items_for_agreement():
     assert (m.verified, m.pass_rate) == (3, 0.5)
     assert (m.final_supported, m.final_pass_rate) == (3, 0.5)  # items 1, 3, 6
     assert sum(m.score_histogram) == 6
+
+
+def test_reviewer_added_evidence_is_no_verifier_disagreement_and_every_agreement_says_its_labels():
+    added = _status(7, "unsupported", "supported").model_copy(update={"human_added": True})
+    statuses = [_status(1, "supported", "supported"), _status(2, "unsupported", "unsupported"), added]
+    m = compute(statuses, run_id="r")
+    assert (m.reviewed, m.reviewer_added, m.agreement_labels) == (3, 1, 2)
+    assert (m.overrides, m.agreement) == (0, 1.0)  # the added item overrode nothing
+    assert m.confusion["unsupported"]["supported"] == 0
+
+
+def test_the_overall_metrics_count_checked_drafts_apart_from_runs(tmp_path, monkeypatch):
+    from tests.store.factories import run
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "ws"))
+    get_settings.cache_clear()
+    try:
+        wb = Workbench(get_settings())
+        question = run("r-question", "d" * 64, {"REQ-S001": True})
+        draft = run("r-draft", "d" * 64, {"REQ-S002": False}).model_copy(update={"kind": "draft"})
+        for r in (question, draft):
+            wb.store.save_run(r)
+        m = wb.metrics()
+        assert (m.runs, m.drafts, m.total) == (1, 1, 1)
+        assert [p.run_id for p in m.per_run] == ["r-question"]
+    finally:
+        get_settings.cache_clear()

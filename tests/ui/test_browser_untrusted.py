@@ -188,7 +188,7 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         assert_nothing_rendered(page, "Run")
         assert any("extraction specialist" in r["messages"][0]["content"] for r in model.requests)
 
-        # Answer: the model's sentence is text; its chip opens Review on the quote.
+        # Answer: the model's sentence is text; its chip shows the quote beside it, then Review.
         page.get_by_role("link", name="Answer").first.click()
         chip = page.locator("button.wb-chip").first
         chip.wait_for(timeout=60_000)
@@ -198,6 +198,8 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         assert_nothing_rendered(page, "Answer")
         evidence_id = chip.inner_text().strip()
         chip.click()
+        page.locator(f'.wbv-hl.target[data-evidence-id="{evidence_id}"]').first.wait_for(timeout=60_000)
+        page.get_by_role("link", name=f"Review {evidence_id}").click()
         page.wait_for_url(re.compile(rf"/review\?.*evidence={evidence_id}"), timeout=60_000)
         page.get_by_role("heading", name="Review", exact=True).wait_for()
         page.locator(f'.wbv-hl.target[data-evidence-id="{evidence_id}"]').first.wait_for(timeout=60_000)

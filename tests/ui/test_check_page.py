@@ -69,3 +69,19 @@ def test_the_dashboard_calibrates_the_claim_checker_on_draft_labels_and_reverts(
     assert any("applied to new runs" in s.value for s in at.success)
     at.button(key="calibrate_claims_revert").click().run()
     assert wb.calibration("claims") is None
+
+
+def test_the_same_draft_submitted_twice_in_a_row_is_stored_once(workspace):
+    """Ctrl+Enter in the draft submits the form; a click on "Check the draft" right after is the
+    same check, not a second stored draft."""
+    wb, doc, _ = workspace
+    at = on_page(app(), "check", reviewer="Ann")
+    at.text_area(key="check_draft_text").set_value(DRAFT)
+    next(b for b in at.button if b.label == "Check the draft").click().run()
+    next(b for b in at.button if b.label == "Check the draft").click().run()
+    assert not at.exception, at.exception
+    assert len([r for r in wb.runs() if r.kind == "draft"]) == 1
+    assert "This draft was just checked" in texts(at)
+    at.text_area(key="check_draft_text").set_value(DRAFT + "\nA second thought.\n")
+    next(b for b in at.button if b.label == "Check the draft").click().run()
+    assert len([r for r in wb.runs() if r.kind == "draft"]) == 2  # an edited draft is a new check

@@ -126,6 +126,9 @@ def test_documents_sample_button_ingests_the_bundled_nist_publication(data_dir):
     assert not at.exception, at.exception
     assert any("NIST.SP.800-171r2.pdf" in s.value for s in at.success)
     assert list(at.dataframe[0].value["Pages"]) == [113]
+    # loaded: the button that would load it again is gone, the page says it is there
+    assert not [b for b in at.button if b.label == "Load the sample document"]
+    assert "The sample document is loaded" in texts(at)
 
 
 def test_run_asks_about_the_documents_just_ingested_not_the_whole_workspace(data_dir, make_pdf):
@@ -251,6 +254,27 @@ def test_answer_shows_badge_chips_and_quality(workspace):
     assert chips["status"][run.evidence[0].requirement_id] == "supported"
 
 
+def test_answer_shows_the_cited_evidence_in_a_viewer_beside_it(workspace):
+    """A chip click lands beside the answer (no page switch): the viewer is on the Answer page,
+    showing the first cited item, with every cited item's boxes and the chips' order."""
+    wb, doc, run = workspace
+    a, b = run.evidence[0].requirement_id, run.evidence[1].requirement_id
+    at = on_page(app(run=run.run_id), "answer")
+    (viewer,) = component_data(at, "pdf_viewer")
+    assert (viewer["document_id"], viewer["target"], viewer["order"]) == (doc.id, a, [a, b])
+    assert {h["id"] for h in viewer["highlights"]} == {a, b}
+    assert component_data(at, "answer_text")[0]["current"] == a
+    assert any(p.label == f"Review {a}" for p in at.get("page_link"))
+
+
+def test_review_viewer_moves_through_the_grid_order_with_j_and_k_itself(workspace):
+    wb, doc, run = workspace
+    at = on_page(app(run=run.run_id, evidence=run.evidence[0].requirement_id), "review")
+    (viewer,) = component_data(at, "pdf_viewer")
+    assert viewer["keys"] is True
+    assert viewer["order"] == [s.evidence.requirement_id for s in wb.review_queue(run.run_id, "document")]
+
+
 def test_answer_is_recomposed_after_a_human_marks_its_evidence_unsupported(workspace):
     wb, doc, run = workspace
     rejected = run.evidence[0].requirement_id
@@ -267,6 +291,8 @@ def test_answer_is_recomposed_after_a_human_marks_its_evidence_unsupported(works
     tables = [t.value for t in at.table]
     quality = next(t for t in tables if "Check" in t.columns)
     assert list(quality["Detail"]) == [q.detail for q in reviewed.answer.quality]
+    revisions = next(t for t in tables if "Revision" in t.columns)
+    assert list(revisions["By"]) == ["Dana"]  # each revision names who caused it
 
 
 def test_answer_states_no_authoritative_evidence_plainly(workspace):
@@ -310,10 +336,15 @@ def test_dashboard_charts_pass_rate_reasons_confusion_and_confidence(workspace):
     assert metrics["Evidence items"] == "3"
     assert metrics["Verifier pass rate"] == "67 %"
     assert metrics["Reviewed"] == "1 / 3"
+    # κ from one label is no number to show: the count and a word instead
+    assert metrics["Cohen's κ · 1 label"] == "too few labels"
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    titles = [c["layout"]["title"]["text"] for c in charts]
-    assert "Rejection reasons (verifier)" in titles
-    heat = next(c for c in charts if c["layout"]["title"]["text"].startswith("Verifier vs human"))
+    # titles above the charts (the charts' toolbar covered titles drawn inside them)
+    assert not any(c["layout"].get("title", {}).get("text") for c in charts)
+    titles = [m.value for m in at.markdown]
+    assert "**Rejection reasons (verifier) · 1 items**" in titles
+    assert "**Verifier vs human · 1 label: agreement 0 %, κ needs 20 labels**" in titles
+    heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
     assert heat["data"][0]["z"] == [[0, 1], [0, 0]]
 
 

@@ -11,7 +11,7 @@ def test_the_document_selection_survives_a_visit_to_another_page(workspace, make
     wb, doc, _ = workspace
     other = wb.ingest(make_pdf(["Another document about retention."], name="other.pdf"), "other.pdf")
     at = on_page(app(), "run")
-    assert set(at.multiselect[0].value) == {doc.id, other.id}
+    assert at.multiselect[0].value == [doc.id]  # the last run's documents
     at.multiselect[0].set_value([other.id]).run()
     at.switch_page(str(PAGES / "answer.py")).run()
     at.switch_page(str(PAGES / "run.py")).run()
@@ -47,3 +47,12 @@ def test_a_running_stage_shows_its_time_going_on_and_finished_ones_their_own():
     assert rows.loc["Retrieval", "Status"] == "done" and rows.loc["Retrieval", "Time (s)"] == "0.04"
     done = stage_table([*events, StageEvent(stage="extract", status="done", elapsed=61.5)], running_for=3.0)
     assert done.set_index("Stage").loc["Extract", "Time (s)"] == "61.50"
+
+
+def test_a_fresh_session_preselects_the_last_runs_documents_not_every_document(workspace, make_pdf):
+    wb, doc, _ = workspace  # the seeded run asked about `doc`
+    wb.ingest(make_pdf(["A long sample nobody asked about."], name="sample.pdf"), "sample.pdf")
+    at = on_page(app(), "run")  # a reload: a new session
+    assert at.multiselect[0].value == [doc.id]
+    at = on_page(app(), "check")
+    assert at.multiselect[0].value == [doc.id]

@@ -184,7 +184,7 @@ def test_the_viewer_stays_beside_the_grid_and_a_selection_becomes_cited_evidence
     from workbench.config import get_settings
     from workbench.service import Workbench
 
-    pdf = make_pdf([PAGE1, PAGE2], name="policy.pdf")
+    pdf = make_pdf([PAGE1, PAGE2], name="policy.pdf", fontsize=10)  # a contract's smallest body text
     monkeypatch.setenv("WORKBENCH_DATA_DIR", str(tmp_path / "workspace"))
     get_settings.cache_clear()
     wb = Workbench(get_settings())
@@ -195,6 +195,12 @@ def test_the_viewer_stays_beside_the_grid_and_a_selection_becomes_cited_evidence
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.goto(f"{url}review?run={run.run_id}&evidence={first}")
         expect_highlight(page, first, 1)
+        # Readable at 1440 × 900 with the sidebar open: "Fit width" (the default) draws 10 pt text
+        # at least 11 CSS px tall, fits 90 % without sideways scrolling, and really fits.
+        assert page.get_by_test_id("stSidebar").is_visible()
+        zoom = float(viewer_attr(page, "data-zoom"))
+        assert 10 * 96 / 72 * zoom >= 11 and zoom >= 0.9, zoom
+        assert page.locator(".wbv-scroll").first.evaluate("el => el.scrollWidth <= el.clientWidth")
         name = page.get_by_role("textbox", name="Reviewer name")
         name.fill("Dana")
         name.press("Enter")
@@ -315,7 +321,10 @@ def test_after_a_citation_click_review_knows_the_reviewer_name(tmp_path, browser
         name.fill("Dana")
         name.press("Enter")
         page.wait_for_timeout(1500)
-        page.locator("button.wb-chip").first.click()
+        chip = page.locator("button.wb-chip").first
+        ev_id = chip.inner_text().strip()
+        chip.click()
+        page.get_by_role("link", name=f"Review {ev_id}").click()
         page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=60_000)
         streamlit_idle(page)
         page.wait_for_timeout(1000)

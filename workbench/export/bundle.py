@@ -88,11 +88,18 @@ class ExportBundle(BaseModel):
         return list(seen)
 
     def pages_cited(self, document_id: str) -> list[int]:
+        """Pages of this document that the answers cite: evidence an answer sentence cites and
+        whose final status is supported (an extracted item the answer left out, or one a
+        reviewer rejected, is not cited)."""
         pages: set[int] = set()
         for rb in self.runs:
+            answer = rb.effective_answer
+            cited = {c for sent in answer.sentences for c in sent.citations}
+            cited |= {r.requirement_id for r in answer.requirement_references if r.used_in_answer}
             for s in rb.statuses:
                 sp = s.evidence.span
-                if s.evidence.document_id == document_id and sp is not None:
+                if (s.evidence.document_id == document_id and sp is not None
+                        and s.evidence.requirement_id in cited and s.final_status == "supported"):
                     pages.update(sp.pages or [sp.page])
         return sorted(pages)
 

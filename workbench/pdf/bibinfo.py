@@ -131,6 +131,28 @@ def _arxiv_date(text: str) -> str | None:
     return f"{m[3]}-{month:02d}-{int(m[1]):02d}"
 
 
+# A heading that names what kind of document this is ("ENDORSEMENT AGREEMENT", "Reseller
+# Agreement"); the filing's stamps around it ("Exhibit 10.7", "REDACTED COPY") are not titles.
+_KIND_HEADING = re.compile(r"\b(AGREEMENT|CONTRACT|AMENDMENT|LEASE|LICEN[CS]E|MEMORANDUM|DEED|CHARTER|BY-?LAWS|"
+                           r"INDENTURE|POLICY|PROCEDURES?|STANDARD|GUIDELINES?|REGULATIONS?|ACT|PLAN|TERMS)\b", re.I)
+_FILING_STAMP = re.compile(r"^\s*(exhibit|schedule|annex|appendix)\b|\b(redacted|confidential|execution (copy|version)|"
+                           r"portions of this|treatment requested)\b", re.I)
+
+
+def _heading_title(parsed: ParsedDocument) -> str | None:
+    """Without a title in the metadata or a large first line (a contract typed in one size): the
+    first page's first heading that names the document's kind, its filing stamps left out."""
+    first = parsed.pages[0].number if parsed.pages else 1
+    for h in parsed.headings()[:12]:
+        if h.page != first:
+            break
+        for line in h.text.splitlines():
+            line = " ".join(line.split())
+            if line and not _FILING_STAMP.search(line) and _KIND_HEADING.search(line) and 1 <= len(line.split()) <= 12:
+                return line
+    return None
+
+
 def read_bibinfo(parsed: ParsedDocument, meta_title: str | None = None) -> BibInfo:
     """What the document's first pages say about it (see the module docstring)."""
     lines = _lines(parsed, FIRST_PAGES)
@@ -189,5 +211,5 @@ def read_bibinfo(parsed: ParsedDocument, meta_title: str | None = None) -> BibIn
         elif _REPORT_WORDS.search(" ".join(t for _, _, t in lines[:40])):
             info.kind = "report"
     info.issued = _date(lines) or (_arxiv_date(head) if info.arxiv else None)
-    info.title = _title(lines, meta_title)
+    info.title = _title(lines, meta_title) or (None if meta_title else _heading_title(parsed))
     return info

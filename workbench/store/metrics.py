@@ -25,6 +25,11 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     return round((po - pe) / (1 - pe), 4)
 
 
+# Below this many labels κ swings wildly (3 labels gave −0.80): the Dashboard shows the count and
+# "too few labels" instead of the number.
+KAPPA_MIN_LABELS = 20
+
+
 def _ratio(a: int, b: int) -> float:
     return round(a / b, 4) if b else 0.0
 
@@ -34,13 +39,15 @@ def compute(statuses: list[EvidenceStatus], *, run_id: str | None = None, runs: 
     """Metrics over the given evidence items (one run's, or every run's)."""
     total = len(statuses)
     reviewed = [s for s in statuses if s.human_label is not None]
-    pairs = [(s.verifier_verdict, s.human_label) for s in reviewed]
+    # A reviewer-added item was never the verifier's to judge: its label is no disagreement.
+    judged = [s for s in reviewed if not s.human_added]
+    pairs = [(s.verifier_verdict, s.human_label) for s in judged]
     confusion = {v: {h: 0 for h in CLASSES} for v in CLASSES}
     for v, h in pairs:
         confusion[v][h] += 1
     overrides = sum(v != h for v, h in pairs)
     by_reason: dict[str, dict[str, float]] = {}
-    for s in reviewed:
+    for s in judged:
         v = s.verification
         key = "verified" if s.verifier_verdict == "supported" else ((v.rejection_reason if v else None) or "unverified")
         d = by_reason.setdefault(key, {"reviewed": 0, "overrides": 0, "rate": 0.0})
@@ -67,6 +74,7 @@ def compute(statuses: list[EvidenceStatus], *, run_id: str | None = None, runs: 
         grounding_confidence=dict(Counter(confidences)),
         extraction_confidence=dict(Counter(s.evidence.extraction_confidence for s in statuses)),
         score_histogram=hist, review_events=len(events), reviewers=dict(Counter(e.reviewer for e in events)),
+        agreement_labels=len(pairs), reviewer_added=sum(s.human_added for s in statuses),
         **_between_reviewers(statuses),
     )
 

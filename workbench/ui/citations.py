@@ -1,7 +1,9 @@
 """The composed answer with each [REQ-…] as a clickable citation chip (its text is the ID).
 
-A components-v2 element: the chips sit inline in the sentences, and a click comes back to
-Python as a one-run trigger, which the page turns into a switch to Review on that evidence."""
+A components-v2 element: the chips sit inline in the sentences. A click is first offered to a
+PDF viewer on the same page (a "wb:evidence" event, workbench/ui/selection.py), which shows the
+quote at once and tells the app itself; only when no viewer takes it does the click come back to
+Python as a one-run trigger."""
 
 from __future__ import annotations
 
@@ -42,13 +44,19 @@ function render(root, data, onCite) {
       for (const id of m[1].split(/\s*,\s*/)) {  // one chip per cited ID
         const b = document.createElement("button");
         b.type = "button";
-        b.className = "wb-chip" + (data.status[id] ? " " + data.status[id] : "");
+        b.className = "wb-chip" + (data.status[id] ? " " + data.status[id] : "") + (id === data.current ? " current" : "");
         b.dataset.citation = id;
         b.textContent = id;
         const src = (data.sources || {})[id];  // a run over several documents: the chip names its own
         if (src) b.dataset.source = src;
         b.title = "Open " + id + (src ? " (" + src + ")" : "") + " in Review";
-        b.addEventListener("click", () => onCite(id));
+        b.addEventListener("click", () => {
+          const detail = { id, handled: false };
+          window.dispatchEvent(new CustomEvent("wb:evidence", { detail }));
+          for (const c of root.querySelectorAll(".wb-chip.current")) c.classList.remove("current");
+          for (const c of root.querySelectorAll(`.wb-chip[data-citation="${id}"]`)) c.classList.add("current");
+          if (!detail.handled) onCite(id);
+        });
         span.appendChild(b);
       }
       last = m.index + m[0].length;
@@ -71,6 +79,7 @@ _CSS = """
 .wb-doc { margin: 0 0 .6em; }
 .wb-src { font-weight: 600; }
 .wb-chip:hover { background: #d9e5ff; }
+.wb-chip.current { outline: 2px solid #d9480f; outline-offset: 1px; }
 .wb-chip.unsupported { border-color: #d33; background: #ffecec; color: #a11; text-decoration: line-through; }
 """
 
@@ -118,12 +127,13 @@ def chip_sources(reviewed: ReviewedRun) -> dict[str, str]:
 
 
 def answer_with_chips(answer: Answer, status: dict[str, str], *, key: str,
-                      on_cite: Callable[[], None] | None = None, sources: dict[str, str] | None = None) -> str | None:
-    """Render the answer; returns the ID of the chip clicked in this run, if any.
-    `status` maps an evidence ID to its final status ("supported"/"unsupported"); `sources` an
-    evidence ID to its document's short title (chip_sources), shown in the chip's tooltip."""
+                      on_cite: Callable[[], None] | None = None, current: str | None = None,
+                      sources: dict[str, str] | None = None) -> str | None:
+    """Render the answer; returns the ID of the chip clicked in this run, if any (a click a
+    viewer on the page took is not). `status` maps an evidence ID to its final status
+    ("supported"/"unsupported"); `current`: the evidence shown now, its chips outlined; `sources`
+    an evidence ID to its document's short title (chip_sources), shown in the chip's tooltip."""
     result = _component(key=key, data={"sentences": answer_sentences(answer, set((sources or {}).values())),
-                                       "status": status,
-                                       "sources": sources or {}},
+                                       "status": status, "current": current, "sources": sources or {}},
                         on_cite_change=on_cite or (lambda: None))
     return getattr(result, "cite", None)

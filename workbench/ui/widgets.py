@@ -142,3 +142,25 @@ def stage_table(events: list[StageEvent], running_for: float = 0.0) -> pd.DataFr
                     "Note": safe.text(ev.message)})
     frame = pd.DataFrame([rows[s] for s in STAGES if s in rows])
     return frame[["Stage", "Status", "Time (s)", "Counts", "Note"]]
+
+
+def reading_layout() -> None:
+    """Pages that show a PDF beside other content: narrower side padding (the page gets the
+    width), and the keyed viewer pane (`wb_viewer_pane`) stays beside the content while the page
+    scrolls, as tall as the window (the wrapper Streamlit puts around a keyed container is what
+    sticks inside the tall column)."""
+    st.html("<style>.stMainBlockContainer { padding-left: 0.75rem; padding-right: 0.75rem; padding-top: 2.5rem;"
+            " padding-bottom: 1.5rem; max-width: none; }"
+            " div:has(> .st-key-wb_viewer_pane), .st-key-wb_viewer_pane { position: sticky; top: 3.75rem;"
+            " z-index: 3; }</style>")
+
+
+def default_documents(wb: Workbench, by_id: dict[str, Document], kind: str = "question") -> list[str]:
+    """The documents a fresh session (a reload) starts with: those of the newest run of this kind
+    that are still there, else every document when there is one only, else none (never every
+    document: a 113-page sample preselected beside the contract asked about is a slow surprise)."""
+    for run in sorted((r for r in wb.runs() if r.kind == kind), key=lambda r: r.created_at, reverse=True):
+        kept = [d for d in run.document_ids if d in by_id]
+        if kept:
+            return kept
+    return list(by_id) if len(by_id) == 1 else []

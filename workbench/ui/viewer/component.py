@@ -35,6 +35,7 @@ _component = st.components.v2.component(
         '<button data-act="width" title="Fit width (0)">Fit width</button>'
         '<button data-act="page" title="Fit page">Fit page</button>'
         '</div>'
+        '<div class="wbv-msg" role="status" hidden></div>'
         '<div class="wbv-scroll" tabindex="0" aria-label="PDF pages"></div>'
         '<button class="wbv-add" hidden>Add as evidence</button>'
         '</div>'
@@ -46,8 +47,24 @@ _component = st.components.v2.component(
 
 
 class ViewerEvents(NamedTuple):
-    select: str | None  # evidence id of a clicked highlight
+    select: str | None  # the evidence id the viewer last chose (a highlight, J/K, a grid row, a chip)
     add: dict | None  # a text selection the reviewer chose to add as evidence
+
+
+def _ack_key(key: str) -> str:
+    return f"{key}__ack"
+
+
+def _selected(key: str) -> str | None:
+    """The evidence id the viewer reported ({id, seq}, its state value), remembering its seq: the
+    next data says the app has seen it, so the viewer stops guarding its own newer target."""
+    raw = getattr(st.session_state.get(key), "select", None)
+    if isinstance(raw, dict):
+        seq = raw.get("seq")
+        if isinstance(seq, int):
+            st.session_state[_ack_key(key)] = max(seq, st.session_state.get(_ack_key(key), 0))
+        raw = raw.get("id")
+    return raw if isinstance(raw, str) else None
 
 
 def highlights_for(items: Iterable[tuple[str, list[PageRect]]]) -> list[dict]:
@@ -71,12 +88,19 @@ def pdf_viewer(
     labels: list[str] | None = None,
     selectable: bool = False,
     key: str = "pdf_viewer",
-    on_select: Callable[[], None] | None = None,
+    on_select: Callable[[str], None] | None = None,
     empty_message: str = "Select an evidence item to see its page.",
+    order: list[str] | None = None,
+    keys: bool = False,
 ) -> ViewerEvents:
     """Mount the viewer. `height=None` fills the window's height less `fill_offset` px.
     `labels`: each page's printed label (shown beside the page number; the page box accepts
     them). `selectable`: offer "Add as evidence" for a text selection.
+
+    The viewer moves its target itself, at once, on a highlight click, on a `wb:evidence` event
+    (grid rows, citation chips: see workbench/ui/selection.py) and, with `keys`, on J/K through
+    `order` (evidence ids in the page's order); then it reports the id. `on_select(id)` runs
+    before the page's script (a callback), so the page renders the new selection in one run.
 
     Returns this run's events: the evidence id of a highlight the user clicked, and a text
     selection to add as evidence ({start, end, page, text, document_id}: exact character
@@ -105,10 +129,20 @@ def pdf_viewer(
         "empty": empty_message,
         "link": link,
         "link_ttl_s": links.ttl_s if link else 0,
+        "order": order or [],
+        "keys": keys,
+        "ack": st.session_state.get(_ack_key(key), 0),
     }
     # `stale`: the viewer's link ran out (a reviewer idle past its expiry); the rerun this
     # trigger causes mints a fresh one.
-    result = _component(key=key, data=data, on_select_change=on_select or (lambda: None),
+    def selected() -> None:
+        ev_id = _selected(key)
+        if ev_id and on_select:
+            on_select(ev_id)
+
+    result = _component(key=key, data=data, on_select_change=selected,
                         on_add_change=lambda: None, on_stale_change=lambda: None)
     add = getattr(result, "add", None)
-    return ViewerEvents(getattr(result, "select", None), add if isinstance(add, dict) else None)
+    raw = getattr(result, "select", None)
+    select = raw.get("id") if isinstance(raw, dict) else raw
+    return ViewerEvents(select if isinstance(select, str) else None, add if isinstance(add, dict) else None)

@@ -3,12 +3,19 @@
 // stay on the quoted words at every zoom. A transparent text layer built from the document's
 // own words (their boxes and character offsets) makes the page selectable; a selection maps to
 // exact offsets and can be added as evidence.
+//
+// A selection lands here first, without waiting for Streamlit: J/K (next/previous in the page's
+// order), a click on a highlight, and any "wb:evidence" event on window (the grid's rows, the
+// answer's citation chips) move the target box and scroll to it at once, then report
+// {id, seq} to the app (a state value), which re-renders the rest of the page. Until the app has seen the
+// latest seq (data.ack), data naming another target is an older run's and does not move it back.
 const LOAD_MARGIN = "800px 0px";
 const KEEP_MARGIN = "4000px 0px";
 const LOAD_DELAY_MS = 60;
 const STEPS = [0.5, 0.67, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4]; // × actual size
 const PT = 96 / 72; // CSS px per PDF point at 100 %
-const GAP = 10; // px around pages
+const GAP = 10; // px between pages
+const SIDE = 4; // px beside a page at "Fit width": the width goes to the page (90 % fits at 1440 × 900)
 
 function renderZoom(st) {
   // Image resolution: display scale × device pixels, snapped (the server caches per step).
@@ -57,7 +64,7 @@ function retryLater(st, tries, again) {
 function fitScale(st, mode) {
   const r = st.root;
   const maxW = Math.max(...st.sizes.map(s => s[0]));
-  const width = Math.max(100, (r.clientWidth || 800) - 2 * GAP);
+  const width = Math.max(100, (r.clientWidth || 800) - 2 * SIDE);
   if (mode === "page") {
     const cur = st.sizes[(st.current || 1) - 1] || st.sizes[0];
     const height = Math.max(100, (r.clientHeight || 600) - 2 * GAP);
@@ -101,6 +108,24 @@ function setScale(st, scale, fit, anchor) {
   st.wrap.dataset.fit = st.fit || "";
 }
 
+// The target box's centre (in the scroll area's viewport) when it is in view: zooming about it
+// keeps the highlight where the reviewer is looking.
+function targetAnchor(st) {
+  const el = st.root.querySelector(".wbv-hl.target");
+  if (!el) return undefined;
+  const b = el.getBoundingClientRect(), v = st.root.getBoundingClientRect();
+  if (b.bottom < v.top || b.top > v.bottom) return undefined;
+  return [Math.min(v.width, Math.max(0, (b.left + b.right) / 2 - v.left)),
+          Math.min(v.height, Math.max(0, (b.top + b.bottom) / 2 - v.top))];
+}
+
+function keepTargetInView(st) {
+  const el = st.root.querySelector(".wbv-hl.target");
+  if (!el) return;
+  const b = el.getBoundingClientRect(), v = st.root.getBoundingClientRect();
+  if (b.left < v.left || b.right > v.right) st.root.scrollLeft += b.left - v.left - 24;
+}
+
 function zoomStep(st, dir, anchor) {
   const cur = st.scale / PT;
   let next;
@@ -131,8 +156,14 @@ function goToPage(st, n) {
   n = Math.min(st.pages.length, Math.max(1, n));
   const d = st.pages[n - 1];
   st.root.scrollTop = d.offsetTop - GAP;
+  st.root.scrollLeft = Math.max(0, d.offsetLeft - GAP); // the page's left margin in view
   st.current = 0;
   updateCurrent(st);
+}
+
+function say(st, text) {
+  st.msg.textContent = text || "";
+  st.msg.hidden = !text;
 }
 
 // A typed page: a printed label ("iv", "28") first, else the PDF page number.
@@ -154,14 +185,15 @@ function buildChrome(st, parentElement) {
   st.label = bar.querySelector(".wbv-label");
   st.zoomLabel = bar.querySelector(".wbv-zoom");
   st.addBtn = wrap.querySelector(".wbv-add");
+  st.msg = wrap.querySelector(".wbv-msg");
   if (wrap._wired) return;
   wrap._wired = true;
   bar.addEventListener("click", e => {
     const act = e.target.closest("button")?.dataset.act;
     if (!act || !st.pages.length) return;
-    if (act === "in") zoomStep(st, 1);
-    else if (act === "out") zoomStep(st, -1);
-    else if (act === "width") setScale(st, fitScale(st, "width"), "width");
+    if (act === "in") zoomStep(st, 1, targetAnchor(st));
+    else if (act === "out") zoomStep(st, -1, targetAnchor(st));
+    else if (act === "width") { setScale(st, fitScale(st, "width"), "width", targetAnchor(st)); keepTargetInView(st); }
     else if (act === "page") { setScale(st, fitScale(st, "page"), "page"); goToPage(st, st.current || 1); }
     else if (act === "prev") goToPage(st, (st.current || 1) - 1);
     else if (act === "next") goToPage(st, (st.current || 1) + 1);
@@ -169,15 +201,22 @@ function buildChrome(st, parentElement) {
   st.pageInput.addEventListener("keydown", e => {
     e.stopPropagation(); // typed characters are not the app's keyboard shortcuts
     if (e.key === "Enter") {
-      const n = resolvePage(st, st.pageInput.value);
-      if (n) goToPage(st, n);
+      const raw = st.pageInput.value, n = resolvePage(st, raw);
+      if (!n || n < 1 || n > st.pages.length) { // say so and stay: the reviewer fixes the number
+        say(st, `No page “${String(raw).trim().slice(0, 12)}”: this document has ${st.pages.length} page${st.pages.length === 1 ? "" : "s"}.`);
+        st.pageInput.select();
+        return;
+      }
+      say(st, "");
+      goToPage(st, n);
       st.pageInput.blur();
     } else if (e.key === "Escape") {
+      say(st, "");
       st.pageInput.value = String(st.current || 1);
       st.pageInput.blur();
     }
   });
-  st.pageInput.addEventListener("blur", () => { st.pageInput.value = String(st.current || 1); });
+  st.pageInput.addEventListener("blur", () => { if (st.msg.hidden) st.pageInput.value = String(st.current || 1); });
   const r = st.root;
   r.addEventListener("scroll", () => { updateCurrent(st); hideAdd(st); }, { passive: true });
   r.addEventListener("wheel", e => {
@@ -189,9 +228,9 @@ function buildChrome(st, parentElement) {
   r.addEventListener("keydown", e => {
     if (!st.pages.length || e.altKey || e.metaKey) return;
     let done = true;
-    if ((e.key === "+" || e.key === "=") ) zoomStep(st, 1);
-    else if (e.key === "-") zoomStep(st, -1);
-    else if (e.key === "0") setScale(st, fitScale(st, "width"), "width");
+    if ((e.key === "+" || e.key === "=") ) zoomStep(st, 1, targetAnchor(st));
+    else if (e.key === "-") zoomStep(st, -1, targetAnchor(st));
+    else if (e.key === "0") { setScale(st, fitScale(st, "width"), "width", targetAnchor(st)); keepTargetInView(st); }
     else if (e.key === "ArrowRight" && !e.shiftKey) goToPage(st, (st.current || 1) + 1);
     else if (e.key === "ArrowLeft" && !e.shiftKey) goToPage(st, (st.current || 1) - 1);
     else if (e.key === "g") { st.pageInput.focus(); st.pageInput.select(); }
@@ -220,6 +259,7 @@ function build(st, data) {
   scroll.innerHTML = "";
   st.pages = [];
   st.doc = data.document_id;
+  st.boxSig = null;
   st.base = data.base;
   st.maxPixels = data.max_pixels || 25000000;
   st.wordsBase = data.words_base;
@@ -265,9 +305,11 @@ function build(st, data) {
   updateCurrent(st);
 }
 
-function load(st, div) {
+function load(st, div, urgent) {
   if (div.querySelector("img")) return;
+  div._drawn = true;
   const img = document.createElement("img");
+  if (urgent) img.fetchPriority = "high";
   img.alt = `page ${div.dataset.pageNumber}`;
   img.decoding = "async";
   img.draggable = false;
@@ -402,13 +444,20 @@ function hideAdd(st) {
 }
 
 function drawHighlights(st, data, onSelect) {
+  // The same boxes as the last run's (most reruns): only the target moves, no elements replaced.
+  const sig = JSON.stringify([st.doc, data.highlights]);
+  if (sig === st.boxSig && st.root.querySelector(".wbv-hl")) { markTarget(st, st.target); return; }
+  st.boxSig = sig;
   for (const el of st.root.querySelectorAll(".wbv-hl")) el.remove();
+  st.boxes = new Map(); // evidence id -> its boxes on this document
   for (const h of data.highlights) {
+    if (!st.boxes.has(h.id)) st.boxes.set(h.id, []);
+    st.boxes.get(h.id).push(h);
     const div = st.pages[h.page - 1];
     if (!div) continue;
     const w = +div.dataset.w, hgt = +div.dataset.h;
     const el = document.createElement("div");
-    el.className = "wbv-hl " + (h.id === data.target ? "target" : "other");
+    el.className = "wbv-hl " + (h.id === st.target ? "target" : "other");
     el.dataset.evidenceId = h.id;
     el.dataset.page = String(h.page);
     el.title = h.id;
@@ -421,21 +470,114 @@ function drawHighlights(st, data, onSelect) {
   }
 }
 
+// Make `id` the target: swap the classes, no redraw.
+function markTarget(st, id) {
+  st.target = id;
+  for (const el of st.root.querySelectorAll(".wbv-hl")) {
+    const on = el.dataset.evidenceId === id;
+    el.classList.toggle("target", on);
+    el.classList.toggle("other", !on);
+  }
+  st.root.dataset.target = id || "";
+}
+
+// The pages of the items around the target in the page's order, loaded now (a J/K lands on a
+// drawn page); the target's own page first.
+function prefetch(st) {
+  const order = st.order || [];
+  const i = order.indexOf(st.target);
+  const want = [];
+  for (const d of [0, 1, -1, 2, -2]) {
+    const id = i >= 0 ? order[(i + d + order.length) % order.length] : (d === 0 ? st.target : null);
+    const b = id && st.boxes && st.boxes.get(id);
+    if (b && b.length) for (const p of new Set(b.map(x => x.page))) want.push(p);
+  }
+  // The target's page first and alone (renders are rationed on the server); its neighbours once
+  // it is drawn.
+  const first = st.pages[want[0] - 1];
+  if (!first) return;
+  load(st, first, true);
+  const img = first.querySelector("img");
+  const others = [...new Set(want)].filter(p => p !== want[0]);
+  const rest = () => {
+    if (img && !img.isConnected) return; // unloaded meanwhile (its src emptied fires "error")
+    for (const p of others) { const div = st.pages[p - 1]; if (div) load(st, div); }
+  };
+  if (!img || img.complete) rest();
+  else {
+    img.addEventListener("load", rest, { once: true });
+    img.addEventListener("error", rest, { once: true });
+  }
+}
+
+// Then, one at a time once the target is drawn, every page the app gave boxes for (a run's
+// evidence is a few dozen pages at most): a click on any grid row lands on a drawn page.
+const WARM_MAX = 40;
+function warmAll(st) {
+  if (st.warmedDoc === st.doc || !st.boxes) return;
+  st.warmedDoc = st.doc;
+  const doc = st.doc;
+  const pages = [...new Set([...st.boxes.values()].flat().map(b => b.page))].slice(0, WARM_MAX);
+  const next = () => {
+    if (st.doc !== doc) return;
+    const p = pages.shift();
+    if (p == null) return;
+    const div = st.pages[p - 1];
+    // Once drawn, a page is the lazy loader's: one the reviewer scrolled away from stays unloaded.
+    if (!div || div._drawn || div.querySelector("img")) { next(); return; }
+    load(st, div);
+    const img = div.querySelector("img");
+    img.addEventListener("load", () => setTimeout(next, 20), { once: true });
+    img.addEventListener("error", () => setTimeout(next, 500), { once: true });
+  };
+  setTimeout(next, 600);
+}
+
+// A selection made here: show it now, tell the app. Returns false when this document has no box
+// for it (another document: the app must switch, which takes a rerun).
+function selectHere(st, id) {
+  if (!st.report) return false;
+  st.seq = Math.max((st.seq || 0) + 1, Date.now()); // increasing across remounts, as the app's ack is
+  const here = !!(st.boxes && st.boxes.has(id));
+  if (here) {
+    markTarget(st, id);
+    scrollToTarget(st, { target: id, highlights: st.boxes.get(id) });
+    prefetch(st);
+  }
+  st.report({ id, seq: st.seq });
+  return here;
+}
+
+function step(st, dir) {
+  const order = st.order || [];
+  if (!order.length) return;
+  const i = order.indexOf(st.target);
+  const next = order[((i < 0 ? (dir > 0 ? -1 : 0) : i) + dir + order.length) % order.length];
+  selectHere(st, next);
+}
+
 function scrollToTarget(st, data) {
   const boxes = data.highlights.filter(h => h.id === data.target);
-  let page, y = 0, x = 0;
+  let page, y = 0, x0 = 0, x1 = 0;
   if (boxes.length) {
+    const first = boxes.filter(b => b.page === boxes[0].page);
     page = st.pages[boxes[0].page - 1];
     y = boxes[0].y0 / +page.dataset.h;
-    x = boxes[0].x0 / +page.dataset.w;
+    x0 = Math.min(...first.map(b => b.x0)) / +page.dataset.w;
+    x1 = Math.max(...first.map(b => b.x1)) / +page.dataset.w;
   } else if (data.page) {
     page = st.pages[data.page - 1];
   }
   if (!page) return;
+  load(st, page, true); // now, not after the lazy loader's delay
   const r = st.root;
   const top = page.offsetTop + y * page.clientHeight - r.clientHeight / 3;
   r.scrollTop = Math.max(0, top);
-  if (page.offsetWidth > r.clientWidth) r.scrollLeft = Math.max(0, page.offsetLeft + x * page.offsetWidth - 20);
+  // The page's left margin stays in view unless the quote would be cut on the right.
+  let left = page.offsetLeft - GAP;
+  const right = page.offsetLeft + x1 * page.offsetWidth + 16;
+  if (right - left > r.clientWidth) left = Math.min(page.offsetLeft + x0 * page.offsetWidth - 24, right - r.clientWidth);
+  r.scrollLeft = Math.max(0, left);
   updateCurrent(st);
 }
 
@@ -451,7 +593,7 @@ function fitHeight(st) {
   }
 }
 
-export default function ({ data, parentElement, setTriggerValue }) {
+export default function ({ data, parentElement, setTriggerValue, setStateValue }) {
   const root = parentElement.querySelector(".wbv-scroll");
   if (!root) return;
   const wrap = parentElement.querySelector(".wbv");
@@ -487,12 +629,59 @@ export default function ({ data, parentElement, setTriggerValue }) {
     return;
   }
   wrap.classList.remove("is-empty");
-  if (st.doc !== data.document_id) build(st, data);
-  drawHighlights(st, data, id => setTriggerValue("select", id));
+  // A state value, not a trigger: Streamlit keeps the latest when reruns pile up (a trigger
+  // could be dropped when a grid click and a J arrive together).
+  st.report = v => setStateValue("select", v);
+  st.order = data.order || [];
+  wireSelection(st, !!data.keys);
+  const rebuilt = st.doc !== data.document_id;
+  if (rebuilt) build(st, data);
+  // An older run's data (the app has not yet seen this viewer's latest selection) keeps the
+  // target the reviewer already sees.
+  const behind = !rebuilt && (data.ack || 0) < (st.seq || 0);
+  if (!behind) st.target = data.target;
+  drawHighlights(st, data, id => selectHere(st, id));
+  warmAll(st);
   const token = `${data.document_id}|${data.target}|${data.page}|${data.scroll_token}`;
-  if (st.token !== token) {
+  if (!behind && st.token !== token) {
+    const already = !rebuilt && st.shown === data.target && data.target; // landed here first
     st.token = token;
-    requestAnimationFrame(() => scrollToTarget(st, data));
+    st.shown = data.target;
+    if (!already) requestAnimationFrame(() => { scrollToTarget(st, data); prefetch(st); });
   }
-  root.dataset.target = data.target || "";
+  root.dataset.target = st.target || "";
+}
+
+// Keys and selection events from outside the viewer, wired once per viewer element.
+function wireSelection(st, keys) {
+  st.keys = keys;
+  if (st.selectionWired) return;
+  st.selectionWired = true;
+  window.addEventListener("wb:evidence", e => {
+    const id = e.detail && e.detail.id;
+    if (!id || !st.wrap.isConnected || !st.pages.length) return;
+    e.detail.handled = true; // reported by the viewer: the sender need not tell the app itself
+    selectHere(st, id); // on another document the app switches documents, which takes a rerun
+  });
+  // Capture phase on window: before Streamlit's own shortcut handlers (the Next/Previous
+  // buttons' J/K stay the fallback when no viewer is mounted).
+  const dirOf = e => {
+    if (!st.keys || !st.wrap.isConnected || !st.pages.length) return 0;
+    if (e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return 0;
+    return e.key === "j" || e.key === "J" ? 1 : e.key === "k" || e.key === "K" ? -1 : 0;
+  };
+  window.addEventListener("keydown", e => {
+    const k = dirOf(e);
+    if (!k) return;
+    const t = e.composedPath ? e.composedPath()[0] : e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName || ""))) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    step(st, k);
+  }, true);
+  // J/K pressed while the grid (an iframe) has the focus, forwarded by the grid.
+  window.addEventListener("wb:key", e => {
+    const k = dirOf(e.detail || {});
+    if (k) { e.detail.handled = true; step(st, k); }
+  });
 }

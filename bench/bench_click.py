@@ -1,0 +1,288 @@
+"""Click → highlight in the app `make run` serves, in headless Chromium at 1440 × 900.
+
+Seeds a workspace (a CUAD contract and, with --book, the 352-page Free Culture book), asks one
+question per document through the service (the real pipeline), starts the app as `make run`
+does (serve.py through workbench.ui.devserver's command) and measures, warm, from the user's
+gesture (a capture listener's timestamp) to the cited quote's highlight box drawn as the target,
+inside the viewer's visible area, over a decoded page image:
+
+- chip: a citation chip on the Answer page,
+- row: a row of the evidence grid on Review,
+- jk: the J key on Review (next item),
+- link: a deep link (/review?run=…&evidence=…) opened in the same tab (a full page load).
+
+`--tree DIR` (repeatable) measures another checkout of the app (e.g. the commit before a change,
+extracted with `git archive REV | tar -x -C DIR`) against the same workspace, in the same run,
+so before/after share the machine's load. The load average is printed beside every figure.
+
+    .venv/bin/python -m bench.bench_click [--tree /tmp/before] [--clicks 20] [--book]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from bench.common import CORPUS, ROOT
+
+CONTRACT = CORPUS / "cuad" / "pdf" / "ADAMSGOLFINC_03_21_2005-EX-10.17-ENDORSEMENT AGREEMENT.PDF"
+CONTRACT_Q = "What must Adams Golf pay the consultant and when?"
+BOOK = CORPUS / "pdfs" / "large" / "freeculture_Lessig.pdf"
+BOOK_Q = "How does copyright law affect creativity?"
+CHROMIUM = "/usr/bin/chromium"
+
+# The gesture's time, taken in the capture phase before any handler runs (the grid lives in an
+# iframe: its document reports to the parent's clock).
+# Registered before the app's own scripts (an init script), on window in the capture phase: the
+# first listener any gesture meets, whatever the app's handlers then stop.
+MARK_INIT = """
+window.__clickAt = null;
+for (const type of ['pointerdown', 'keydown'])
+  window.addEventListener(type, () => { window.__clickAt = performance.now(); }, true);
+"""
+MARK = """() => {
+  const mark = () => { window.__clickAt = performance.now(); };
+  for (const f of document.querySelectorAll('iframe')) {
+    try {
+      const d = f.contentDocument;
+      if (d && !d.__wbMarked) { d.__wbMarked = true; d.addEventListener('pointerdown', mark, true); }
+    } catch (_) {}
+  }
+  window.__clickAt = null;
+}"""
+# The target highlight for `id` (or any id but `not`), in view over a decoded image: ms since the gesture.
+LANDED = """([id, not]) => {
+  if (window.__clickAt == null) return false;
+  const q = (sel) => {
+    const out = [...document.querySelectorAll(sel)];
+    for (const h of document.querySelectorAll('*')) if (h.shadowRoot) out.push(...h.shadowRoot.querySelectorAll(sel));
+    return out;
+  };
+  for (const el of q('.wbv-hl.target')) {
+    const eid = el.dataset.evidenceId;
+    if ((id && eid !== id) || (not && eid === not)) continue;
+    const img = el.parentElement.querySelector('img');
+    if (!(img && img.complete && img.naturalWidth > 0)) continue;
+    const box = el.getBoundingClientRect(), view = el.closest('.wbv-scroll').getBoundingClientRect();
+    if (box.height > 0 && box.top >= view.top - 1 && box.bottom <= view.bottom + 1
+        && box.top >= 0 && box.bottom <= window.innerHeight) return {ms: performance.now() - window.__clickAt, id: eid};
+  }
+  return false;
+}"""
+IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+
+def seed(data_dir: Path, book: bool) -> list[dict]:
+    """Ingest, ask; return one case per document: its run id, the cited and all evidence ids."""
+    os.environ["WORKBENCH_DATA_DIR"] = str(data_dir)
+    os.environ.pop("WORKBENCH_DATABASE_URL", None)
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    get_settings.cache_clear()
+    wb = Workbench(get_settings())
+    cases = []
+    for pdf, q, kind in [(CONTRACT, CONTRACT_Q, "contract")] + ([(BOOK, BOOK_Q, "other")] if book else []):
+        doc = wb.ingest(pdf, pdf.name, source_type=kind)
+        (run,) = wb.ask([q], [doc.id])
+        reviewed = wb.reviewed(run.run_id)
+        cited = [r.requirement_id for r in reviewed.answer.requirement_references if r.used_in_answer]
+        ids = [s.evidence.requirement_id for s in reviewed.statuses if s.evidence.span]
+        cases.append({"name": f"{pdf.name[:40]} ({doc.pages} pages)", "run": run.run_id, "cited": cited,
+                      "ids": ids, "pages": doc.pages})
+        print(f"seeded {pdf.name}: {len(ids)} evidence items, {len(cited)} cited", flush=True)
+    wb.store.dispose()
+    return cases
+
+
+class Server:
+    """The app from one checkout, started the way `make run` starts it."""
+
+    def __init__(self, tree: Path, data_dir: Path, log: Path):
+        self.tree, self.data_dir, self.log = tree, data_dir, log
+
+    def __enter__(self) -> str:
+        from workbench.ui.devserver import free_port
+
+        port = free_port()
+        cmd = [sys.executable, "-m", "streamlit", "run", str(self.tree / "serve.py"), "--server.port", str(port),
+               "--server.headless", "true", "--browser.gatherUsageStats", "false",
+               "--logger.hideWelcomeMessage", "true", "--server.address", "127.0.0.1"]
+        env = {k: v for k, v in os.environ.items() if k != "WORKBENCH_DATABASE_URL"}
+        env.update(WORKBENCH_DATA_DIR=str(self.data_dir), PYTHONPATH=str(self.tree))
+        self.proc = subprocess.Popen(cmd, cwd=self.tree, env=env, stdout=open(self.log, "wb"),  # noqa: SIM115
+                                     stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}/"
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url + "_stcore/health", timeout=1)
+                return url
+            except OSError:
+                time.sleep(0.3)
+        raise SystemExit(f"the app from {self.tree} did not start (log: {self.log})")
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def settle(page) -> None:
+    page.wait_for_timeout(200)
+    page.wait_for_function(IDLE, timeout=120_000)
+    page.wait_for_timeout(300)
+
+
+def landed(page, want: str | None = None, not_: str | None = None) -> float:
+    h = page.wait_for_function(LANDED, arg=[want, not_], timeout=60_000, polling="raf")
+    return h.json_value()["ms"] / 1000
+
+
+def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, tag: str) -> dict[str, list[float]]:
+    from playwright.sync_api import sync_playwright
+
+    from workbench.ui.devserver import CHROMIUM_ARGS
+
+    out: dict[str, list[float]] = {"chip": [], "row": [], "jk": [], "link": []}
+    run, ids = case["run"], case["ids"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.add_init_script(MARK_INIT)
+        # Warm the server and the browser's cache of the app's scripts.
+        page.goto(f"{url}review?run={run}&evidence={ids[0]}")
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=120_000)
+        landed_after_load(page, ids[0])
+        settle(page)
+
+        # Deep link: a full load of /review naming the evidence.
+        for i in range(warmup + max(3, clicks // 4)):
+            want = ids[(i * 3 + 1) % len(ids)]
+            page.evaluate("() => { window.__clickAt = null; }")
+            t0 = time.perf_counter()
+            page.goto(f"{url}review?run={run}&evidence={want}", wait_until="commit")
+            page.wait_for_function(LANDED.replace("if (window.__clickAt == null) return false;",
+                                                  "window.__clickAt = 0;"), arg=[want, None], timeout=60_000,
+                                   polling="raf")
+            if i >= warmup:
+                out["link"].append(time.perf_counter() - t0)
+            settle(page)
+        if shots:
+            page.screenshot(path=str(shots / f"review-{tag}.png"))
+
+        # Grid rows.
+        grid = page.frame_locator("iframe[title*='aggrid' i]")
+        has_iframe = page.locator("iframe[title*='aggrid' i]").count() > 0
+        rows = grid.locator(".ag-row") if has_iframe else page.locator("[data-wb-row]")
+        rows.first.wait_for(timeout=60_000)
+        n_rows = rows.count()
+        prev = None
+        for i in range(warmup + clicks):
+            row = rows.nth((i * 2 + 1) % min(n_rows, 8))
+            want = (row.get_attribute("data-wb-row") if not has_iframe
+                    else row.locator("[col-id='ID']").inner_text().strip())
+            if want == prev:
+                continue
+            page.evaluate(MARK)
+            row.locator("[col-id='ID']").click() if has_iframe else row.click()
+            ms = landed(page, want)
+            if i >= warmup:
+                out["row"].append(ms)
+            prev = want
+            settle(page)
+
+        # J: the next item, whatever it is.
+        page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.focus(); }")
+        for i in range(warmup + clicks):
+            cur = page.evaluate("""() => { for (const h of document.querySelectorAll('*')) if (h.shadowRoot) {
+                const t = h.shadowRoot.querySelector('.wbv-hl.target'); if (t) return t.dataset.evidenceId; }
+                return null; }""")
+            page.evaluate(MARK)
+            page.keyboard.press("j")
+            ms = landed(page, None, cur)
+            if i >= warmup:
+                out["jk"].append(ms)
+            settle(page)
+
+        # Citation chips on the Answer page.
+        page.goto(f"{url}answer?run={run}")
+        chips = page.locator("button.wb-chip")
+        chips.first.wait_for(timeout=60_000)
+        settle(page)
+        if shots:
+            page.screenshot(path=str(shots / f"answer-{tag}.png"))
+        prev = None
+        for i in range(warmup + clicks):
+            chip = chips.nth(i % chips.count())
+            want = chip.inner_text().strip()
+            if want == prev and chips.count() > 1:  # the same chip again lands nowhere new
+                chip = chips.nth((i + 1) % chips.count())
+                want = chip.inner_text().strip()
+            prev = want
+            page.evaluate(MARK)
+            chip.click()
+            ms = landed(page, want)
+            if i >= warmup:
+                out["chip"].append(ms)
+            settle(page)
+            if "/answer" not in page.url:  # the chip switched pages: go back for the next one
+                page.goto(f"{url}answer?run={run}")
+                chips.first.wait_for(timeout=60_000)
+                settle(page)
+        if shots:
+            page.screenshot(path=str(shots / f"answer-chip-{tag}.png"))
+        browser.close()
+    return out
+
+
+def landed_after_load(page, want: str) -> None:
+    page.wait_for_function(LANDED.replace("if (window.__clickAt == null) return false;", "window.__clickAt = 0;"),
+                           arg=[want, None], timeout=120_000, polling="raf")
+
+
+def summary(xs: list[float]) -> dict:
+    if not xs:
+        return {}
+    xs = sorted(xs)
+    p95 = xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
+    return {"n": len(xs), "p50_s": round(statistics.median(xs), 3), "p95_s": round(p95, 3), "max_s": round(xs[-1], 3)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", type=Path, action="append", default=[],
+                    help="another checkout to measure (before); this one is always measured last")
+    ap.add_argument("--clicks", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--book", action="store_true", help="also the 352-page book")
+    ap.add_argument("--shots", type=Path, help="save screenshots of Review and Answer here")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="wb-bench-click-"))
+    cases = seed(work / "workspace", args.book)
+    if args.shots:
+        args.shots.mkdir(parents=True, exist_ok=True)
+    results = []
+    for tree in [*args.tree, ROOT]:
+        tag = "after" if tree == ROOT else tree.name
+        for case in cases:
+            with Server(tree.resolve(), work / "workspace", work / f"app-{tag}.log") as url:
+                load0 = os.getloadavg()
+                t = measure(url, case, args.clicks, args.warmup, args.shots, tag)
+                load1 = os.getloadavg()
+            res = {"tree": str(tree), "case": case["name"], "load_1min_before_after": [round(load0[0], 2),
+                                                                                        round(load1[0], 2)],
+                   **{k: summary(v) for k, v in t.items()}}
+            results.append(res)
+            print(json.dumps(res), flush=True)
+    print(json.dumps({"cpus": os.cpu_count(), "results": results}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
