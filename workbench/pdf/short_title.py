@@ -89,11 +89,18 @@ def from_filename(filename: str, text: str = "") -> str:
 def short_title(document: Document, text: str = "", bib_title: str | None = None) -> str:
     """The document's short title: its bibliographic (or metadata) title cut before "between …"
     when that is short, else its cleaned file name."""
+    named = from_filename(document.filename, text)
     for title in (bib_title, document.title):
         t = _clean(title or "")
         if 8 <= len(t) <= MAX_TITLE and not re.search(r"\.(?:docx?|pdf|rtf)$|^(?:microsoft|untitled)", title or "", re.I):
+            if _letters(t) in _letters(named):  # the kind alone ("Sponsorship Agreement"): the file name says whose
+                return named
             return _words_title(t)
-    return from_filename(document.filename, text)
+    return named
+
+
+def _letters(s: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", s.lower())
 
 
 def short_titles(docs: Iterable[tuple[Document, str, str | None]]) -> dict[str, str]:
