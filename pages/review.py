@@ -178,6 +178,10 @@ with left:
             head += f" · {safe.text(ev.span.cite)}" + (f"–{ev.span.pages[-1]}" if len(ev.span.pages) > 1 else "")
         if ev.section_heading:
             head += f" · {safe.text(ev.section_heading)}"
+        if ev.span and ev.span.read_by_ocr:  # what the machine read, not the PDF's own text: say so
+            low = ev.span.ocr_min_confidence
+            head += (f" · :orange-badge[read by OCR, confidence {ev.span.ocr_confidence:.2f}"
+                     + (f" (lowest word {low:.2f})" if low is not None else "") + "]")
         st.markdown(head)
         with st.container(border=True):  # the PDF's own characters, never read as Markdown
             safe.plain(ev.exact_quote)

@@ -223,6 +223,8 @@ class Evidence(BaseModel):
             text_sha256=s.text_sha256 if s else None,
             rects=[list(r) for r in s.rects] if s else [],
         )
+        if s and s.read_by_ocr:  # the quote is what OCR read: an auditor sees how sure it was
+            d.update(read_by_ocr=True, ocr_confidence=s.ocr_confidence, ocr_min_confidence=s.ocr_min_confidence)
         return d
 
 

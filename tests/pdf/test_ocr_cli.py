@@ -55,4 +55,5 @@ def test_ask_on_a_scan_cites_evidence_from_the_ocr_page_and_says_so(in_ocr_works
     for r in spans:
         text = doc.text[r["start"]:r["end"]]
         assert sha256_text(text) == r["text_sha256"] and r["page"] in (1, 2)
+        assert r["read_by_ocr"] and 0 < r["ocr_confidence"] <= 1  # the trail says the quote is what OCR read
     assert any("Spring Plunger Elimination Kit" in r["exact_quote"] for r in spans), [r["exact_quote"] for r in spans]

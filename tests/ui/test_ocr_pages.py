@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 from tests.conftest import CountingOcr
-from tests.ui.test_pages import app, texts
+from tests.ui.test_pages import app, on_page, texts
 
 
 def test_an_uploaded_scan_says_its_pages_were_read_by_ocr_and_how_surely(data_dir, ocr_workspace, monkeypatch):
@@ -28,3 +28,24 @@ def test_an_uploaded_scan_says_its_pages_were_read_by_ocr_and_how_surely(data_di
     assert not [w.value for w in at.warning if "without readable text" in w.value]
     table = at.dataframe[0].value
     assert table["OCR"].tolist() == ["1-2 (0.87)"]
+
+
+def test_the_review_card_says_a_quote_was_read_by_ocr_and_how_surely(data_dir, ocr_workspace):
+    """Issue 42's honesty: the quote on a scan is what OCR read; the reviewer sees it and how sure it was."""
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    cached = ocr_workspace.wb._parsed_cache.path(ocr_workspace.doc.id)
+    (data_dir / "parsed").mkdir(parents=True, exist_ok=True)
+    shutil.copy(cached, data_dir / "parsed" / cached.name)
+    wb = Workbench(get_settings())
+    with CountingOcr() as counted:
+        doc = wb.ingest(ocr_workspace.pdf)
+        [run] = wb.ask(["What must be installed on aircraft AA1-0001 through AA1-0224 with this kit?"], [doc.id])
+    assert counted.pages == 0
+    ev = next(e for e in run.evidence if e.span is not None)
+    assert ev.span.read_by_ocr
+    wb.store.dispose()
+    at = app(run=run.run_id, evidence=ev.requirement_id)
+    on_page(at, "review")
+    assert "read by OCR, confidence" in texts(at), texts(at)
