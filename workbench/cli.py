@@ -678,8 +678,13 @@ def _submit(wb, args: argparse.Namespace, jobs: list[dict[str, Any]]) -> int:
     if not wb.settings.queue_url:
         raise UsageError("--queue needs a job queue: set WORKBENCH_QUEUE_URL to a Redis URL "
                          "(e.g. redis://127.0.0.1:6379/0) and start `workbench worker`")
+    identity = _acting(wb, args)  # the job carries who asked, signed; the worker re-reads the account
+    if identity is None and wb.sign_in_required():
+        raise UsageError("sign-in is on: queue jobs as an account, with --as NAME and the password from "
+                         "WORKBENCH_PASSWORD (or the first line of stdin)")
     for spec in jobs:
-        info = wb.submit(password=_pdf_password(args), source_type=getattr(args, "source_type", None), **spec)
+        info = wb.submit(password=_pdf_password(args), source_type=getattr(args, "source_type", None),
+                         identity=identity, **spec)
         if args.json:
             emit([{"job_id": info.job_id}])
         else:
@@ -853,6 +858,8 @@ SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
 EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
 
 
+QUEUE_AS_HELP = ("with --queue and sign-in on: queue the job as this account (its password from WORKBENCH_PASSWORD, "
+                 "else the first line of stdin); the job records who asked")
 AS_HELP = ("act as this admin (sign-in on): the password from WORKBENCH_PASSWORD, else the first line of "
            "stdin")
 
@@ -869,6 +876,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--source-type", choices=SOURCE_TYPES,
                    help="default: the stored copy's type, else other")
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
+    s.add_argument("--as", dest="as_", metavar="NAME", help=QUEUE_AS_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_ingest)
 
@@ -889,6 +897,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--source-type", choices=SOURCE_TYPES)
     _pdf_password_options(s)
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
+    s.add_argument("--as", dest="as_", metavar="NAME", help=QUEUE_AS_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_ask)
 
@@ -899,6 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--backend", default=None)
     _pdf_password_options(s)
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
+    s.add_argument("--as", dest="as_", metavar="NAME", help=QUEUE_AS_HELP)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_verify)
 

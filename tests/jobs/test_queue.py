@@ -184,3 +184,20 @@ def _freeze_a_worker_mid_run(workers, queue, records, Worker, limit_s: float = 6
             os.kill(proc.pid, signal.SIGCONT)
         time.sleep(0.2)
     raise AssertionError("no worker was seen in the middle of a job")
+
+
+def test_with_sign_in_on_the_cli_queues_a_job_only_as_an_account_and_the_job_says_which(queue_env, make_pdf):
+    """Issue 37: a job queued from the command line carries who asked, proven by the account's
+    password (never on the command line); without one, sign-in on refuses to queue it."""
+    _signed_in(queue_env)
+    pdf = str(make_pdf([POLICY]))
+    anonymous = cli(queue_env, "ingest", pdf, "--queue", "--json")
+    assert anonymous.returncode == 2 and "--as NAME" in anonymous.stderr, anonymous.stderr
+    wrong = cli(queue_env | {"WORKBENCH_PASSWORD": "not her password"}, "ingest", pdf, "--queue", "--as", "Rae Reviewer")
+    assert wrong.returncode != 0 and "not her password" not in wrong.stderr + wrong.stdout
+    sent = cli(queue_env | {"WORKBENCH_PASSWORD": "correct horse battery"}, "ingest", pdf, "--queue", "--as",
+               "Rae Reviewer", "--json")
+    assert sent.returncode == 0, sent.stderr
+    ((job,),) = [list(r.values()) for r in _rows(sent.stdout)]
+    (row,) = [r for r in _rows(cli(queue_env, "jobs", "--json").stdout) if r["job_id"] == job]
+    assert row["requested_by"] == "Rae Reviewer" and row["status"] == "queued"
