@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import stat
+import threading
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,30 @@ def private_file(path: Path) -> Path:
     except FileExistsError:
         _chmod_if_open(path, FILE_MODE)
     return path
+
+
+def secret_key_file(path: Path, what: str) -> bytes:
+    """The random key kept in `path` (the record key, the queue key), made on first use: private,
+    created with O_EXCL so processes starting together agree on one key, and waited for while a
+    concurrent creator has not written it yet. An existing file left open is tightened."""
+    path = Path(path)
+    if path.exists():
+        private_file(path)  # a key left readable by others is made private, with a warning
+    else:
+        private_dir(path.parent)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32))
+    for _ in range(50):
+        key = path.read_text().strip()
+        if key:
+            return key.encode()
+        threading.Event().wait(0.02)
+    raise RuntimeError(f"the {what} file {path} is empty")
 
 
 def tighten(folder: Path) -> None:

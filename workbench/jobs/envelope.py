@@ -27,8 +27,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
-import secrets
 import threading
 import zlib
 from datetime import UTC, datetime, timedelta
@@ -37,6 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from workbench.datadir import secret_key_file
 from workbench.models import Identity, JobKind
 
 KEY_FILE = "queue.key"
@@ -84,24 +83,9 @@ def queue_key(settings) -> bytes:
         return settings.queue_key.encode()
     path = Path(settings.data_dir) / KEY_FILE
     with _lock:
-        if path in _keys:
-            return _keys[path]
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass
-            else:
-                with os.fdopen(fd, "w") as f:
-                    f.write(secrets.token_hex(32))
-        for _ in range(50):  # a concurrent creator may not have written it yet
-            key = path.read_text().strip()
-            if key:
-                _keys[path] = key.encode()
-                return _keys[path]
-            threading.Event().wait(0.02)
-    raise RuntimeError(f"the queue key file {path} is empty")
+        if path not in _keys:
+            _keys[path] = secret_key_file(path, "queue key")
+        return _keys[path]
 
 
 def _mac(key: bytes, text: str) -> str:

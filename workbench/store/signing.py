@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
-import secrets
 import threading
 from pathlib import Path
 
 from workbench.config import Settings
-from workbench.datadir import private_dir, private_file
+from workbench.datadir import secret_key_file
 
 KEY_FILE = "integrity.key"
 
@@ -35,24 +33,7 @@ class Signer:
     def _load_key(self) -> bytes:
         if self.settings.integrity_key:
             return self.settings.integrity_key.encode()
-        path = Path(self.settings.data_dir) / KEY_FILE
-        if path.exists():
-            private_file(path)  # a key left readable by others is made private, with a warning
-        else:
-            private_dir(path.parent)
-            try:  # O_EXCL: processes starting together agree on one key
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:
-                pass
-            else:
-                with os.fdopen(fd, "w") as f:
-                    f.write(secrets.token_hex(32))
-        for _ in range(50):  # a concurrent creator may not have written it yet
-            key = path.read_text().strip()
-            if key:
-                return key.encode()
-            threading.Event().wait(0.02)
-        raise RuntimeError(f"the integrity key file {path} is empty")
+        return secret_key_file(Path(self.settings.data_dir) / KEY_FILE, "integrity key")
 
     def sign(self, *parts: str | None) -> str:
         msg = "\x1f".join("" if p is None else p for p in parts).encode()
