@@ -688,6 +688,8 @@ class CellCitation(BaseModel):
     end: int | None = None
     final_status: FinalStatus = "supported"
     human_label: FinalStatus | None = None
+    ocr_confidence: float | None = None  # the quote was read by OCR (issue 42): its words' mean confidence
+    ocr_min_confidence: float | None = None
 
 
 class TableCell(BaseModel):

@@ -18,6 +18,7 @@ import zipfile
 from dataclasses import dataclass, field
 
 from workbench.export.bundle import ExportBundle
+from workbench.export.common import ocr_note
 from workbench.models import EvidenceStatus, Span
 from workbench.pdf import active
 from workbench.pdf.mupdf import mupdf
@@ -38,6 +39,8 @@ class _Item:
 
     def content(self) -> str:
         lines = [self.requirement_id]
+        if self.span.read_by_ocr:
+            lines.append(ocr_note(self.span))
         many = len(self.statuses) > 1
         for run_id, st in self.statuses:
             v = st.verification

@@ -2,7 +2,8 @@
 states on its first pages (Document.bib: full title, DOI, report number, the date it gives,
 report or article) wins over the PDF info dictionary (title, author, creation date), which is
 often a later re-export's; what neither says is left out rather than guessed. The note carries
-the SHA-256 and the pages cited so a reader can find the exact file."""
+the SHA-256 and the pages cited so a reader can find the exact file, and which pages OCR read
+when the file is a scan (the quotes there are what OCR read)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import unicodedata
 from typing import Any
 
 from workbench.export.bundle import ExportBundle
-from workbench.export.common import authors, date_parts, doc_title
+from workbench.export.common import authors, date_parts, doc_title, ocr_pages_note
 from workbench.models import Document
 
 # Our source types → CSL item types (Zotero maps these to Statute, Report, Document, ...).
@@ -77,6 +78,9 @@ def _note(bundle: ExportBundle, doc: Document | None, doc_id: str) -> str:
     parts = [f"SHA-256 {doc_id}"]
     if doc:
         parts.insert(0, f"File {doc.filename}, {doc.pages} page{'' if doc.pages == 1 else 's'}")
+    read = ocr_pages_note(doc)
+    if read:
+        parts.append(read)
     if pages:
         parts.append("pages cited: " + ", ".join(map(str, pages)))
     return "; ".join(parts)

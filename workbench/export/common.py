@@ -6,7 +6,8 @@ import re
 from typing import Any
 
 from workbench.export.bundle import ExportBundle, RunBundle
-from workbench.models import Document, EvidenceStatus
+from workbench.models import CellCitation, Document, EvidenceStatus, Span
+from workbench.text.ranges import page_ranges
 
 _DATE = re.compile(r"(\d{4})(?:-?(\d{2}))?(?:-?(\d{2}))?")
 
@@ -29,6 +30,9 @@ def evidence_row(rb: RunBundle, st: EvidenceStatus, bundle: ExportBundle) -> dic
         "start": sp.start if sp else None,
         "end": sp.end if sp else None,
         "text_sha256": sp.text_sha256 if sp else "",
+        "read_by_ocr": bool(sp and sp.read_by_ocr),
+        "ocr_confidence": sp.ocr_confidence if sp else None,
+        "ocr_min_confidence": sp.ocr_min_confidence if sp else None,
         "verifier_verdict": st.verifier_verdict,
         "rejection_reason": (v.rejection_reason or "") if v else "",
         "verification_rationale": v.verification_rationale if v else "",
@@ -40,6 +44,28 @@ def evidence_row(rb: RunBundle, st: EvidenceStatus, bundle: ExportBundle) -> dic
         "final_status": st.final_status,
         "human_added": st.human_added,  # a reviewer added it: a positive the pipeline missed
     }
+
+
+def ocr_note(span: Span | CellCitation | None) -> str:
+    """"read by OCR, confidence 0.87, lowest word 0.41" for a quote OCR read (issue 42), "" for
+    one in the PDF's own text layer: the quote is what the machine read, and a reader of any
+    export must know that and how sure it was before relying on the wording."""
+    if span is None or span.ocr_confidence is None:
+        return ""
+    low = span.ocr_min_confidence
+    return f"read by OCR, confidence {span.ocr_confidence:.2f}" + (f", lowest word {low:.2f}" if low is not None else "")
+
+
+def ocr_pages_note(doc: Document | None) -> str:
+    """"pages 1-2 read by OCR (tesseract 5.3.0, eng), confidence 0.87" for a document some of
+    whose pages OCR read; "" when its text is all its own."""
+    o = doc.ocr_pages if doc else []
+    if not o:
+        return ""
+    words = sum(p.words for p in o)
+    mean = sum(p.mean_confidence * p.words for p in o) / words if words else 0.0
+    return (f"page{'s' if len(o) > 1 else ''} {page_ranges([p.page for p in o])} read by OCR "
+            f"({o[0].engine}, {o[0].languages}), confidence {mean:.2f}")
 
 
 def doc_title(doc: Document | None, document_id: str = "") -> str:

@@ -2,7 +2,9 @@
 stored values, except that a text cell a spreadsheet would evaluate as a formula (it starts with
 =, +, -, @, a tab or a carriage return) gets a leading apostrophe, so `=HYPERLINK(…)` in a quote,
 a note or a reviewer name is shown as text. The text_sha256 column is still the hash of the
-document's own text: strip that one apostrophe before comparing a quote with it."""
+document's own text: strip that one apostrophe before comparing a quote with it. A quote on a
+page read by OCR says so (read_by_ocr True, with the mean and the lowest confidence of its words,
+0..1): its words are what the machine read, not characters the PDF holds."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from workbench.export.common import evidence_row
 
 COLUMNS = [
     "run_id", "requirement_id", "document_id", "document", "source_type", "section_heading", "page", "page_label",
-    "pages",
-    "quote", "start", "end", "text_sha256", "verifier_verdict", "rejection_reason", "verification_rationale",
+    "pages", "quote", "start", "end", "text_sha256", "read_by_ocr", "ocr_confidence", "ocr_min_confidence",
+    "verifier_verdict", "rejection_reason", "verification_rationale",
     "verifier_score", "human_label", "reviewer", "note", "reviewed_at", "final_status", "human_added",
 ]
 

@@ -1,8 +1,8 @@
 """A checked draft (a run of kind "draft", seed 004) as Markdown, HTML or JSON: the support-ratio
 badge, then each sentence in the analyst's words with its final verdict (human labels applied),
 the check's score and reason, and its citation: the evidence ID, document, page and the quote.
-A report of the check, not an answer the workbench vouches for: unsupported sentences are kept
-and marked, so no export gate applies."""
+A quote read by OCR says so where its page is named. A report of the check, not an answer the
+workbench vouches for: unsupported sentences are kept and marked, so no export gate applies."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import html
 import json
 
 from workbench.export.common import doc_title
-from workbench.export.report import _md_value, pages_ref
+from workbench.export.report import _md_value, where
 from workbench.models import Document, ReviewedRun
 from workbench.text import strip_citations
 
@@ -36,7 +36,10 @@ def draft_rows(rr: ReviewedRun, documents: dict[str, Document]) -> dict:
                           "page": sp.page if sp else None, "page_label": sp.page_label if sp else None,
                           "start": sp.start if sp else None, "end": sp.end if sp else None,
                           "text_sha256": sp.text_sha256 if sp else None, "quote": st.evidence.exact_quote,
-                          "where": pages_ref(st), "final_status": st.final_status})
+                          "read_by_ocr": bool(sp and sp.read_by_ocr),
+                          "ocr_confidence": sp.ocr_confidence if sp else None,
+                          "ocr_min_confidence": sp.ocr_min_confidence if sp else None,
+                          "where": where(st), "final_status": st.final_status})
         sentences.append({"n": i, "sentence": strip_citations(s.text), "supported": s.supported, "score": s.score,
                           "reason": s.reason, "citations": cites})
     return {"run_id": rr.run.run_id, "title": rr.run.question, "created_at": rr.run.created_at.isoformat(),

@@ -39,6 +39,8 @@ def _evidence_lines(rb: RunBundle) -> list[dict[str, Any]]:
             "verifier_score": v.score if v else None,
             "rejection_reason": v.rejection_reason if v else None,
             "text_sha256": sp.text_sha256 if sp else None,
+            "read_by_ocr": bool(sp and sp.read_by_ocr),  # the evidence is what OCR read: it may hold misread words
+            "ocr_confidence": sp.ocr_confidence if sp else None,
             "human_added": st.human_added,  # a positive the pipeline missed (verifier_label unsupported)
         })
     return lines

@@ -1,6 +1,8 @@
 """Markdown and HTML report: per run the answer with numbered citations, its confidence (seed
 004's badge thresholds), the safety-gate outcome, the quotes with page references and both
-verdicts, what a human changed; then one bibliography of the source documents."""
+verdicts, what a human changed; then one bibliography of the source documents. A quote read by
+OCR says so beside its page ("p. 2 (read by OCR, confidence 0.87, lowest word 0.41)"), and a
+document with pages read by OCR says which in its bibliography entry."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC
 
 from workbench.export.bundle import ExportBundle, RunBundle
-from workbench.export.common import authors, citation_numbers, date_parts, doc_title
+from workbench.export.common import authors, citation_numbers, date_parts, doc_title, ocr_note, ocr_pages_note
 from workbench.models import NO_AUTHORITATIVE_EVIDENCE, EvidenceStatus
 from workbench.text import CITATION_RE, ID_RE
 
@@ -34,6 +36,12 @@ def pages_ref(st: EvidenceStatus) -> str:
     if sp.page_label and sp.page_label != str(sp.page):
         return f"p. {sp.page_label} f. (PDF pp. {pages[0]}–{pages[-1]})"
     return f"pp. {pages[0]}–{pages[-1]}"
+
+
+def where(st: EvidenceStatus) -> str:
+    """The page reference, and for a quote OCR read, that it did and how sure it was."""
+    note = ocr_note(st.evidence.span)
+    return pages_ref(st) + (f" ({note})" if note else "")
 
 
 def verdict_text(st: EvidenceStatus) -> str:
@@ -143,6 +151,9 @@ def _bib_entries(bundle: ExportBundle) -> list[tuple[str, str, list[str]]]:
             details.append(f"File: {doc.filename} ({doc.pages} pages, SHA-256 {doc_id})")
         else:
             details.append(f"SHA-256 {doc_id}")
+        read = ocr_pages_note(doc)
+        if read:
+            details.append(read[0].upper() + read[1:])
         details.append("Pages cited: " + (", ".join(map(str, bundle.pages_cited(doc_id))) or "none"))
         out.append((doc_id, (bib.title if bib and bib.title else None) or doc_title(doc, doc_id), details))
     return out
@@ -189,7 +200,7 @@ def to_markdown(bundle: ExportBundle) -> bytes:
                 lines += [f'<a id="ev-{n}"></a>**[{n}]** `{st.evidence.requirement_id}` '
                           f"“{_md_escape(' '.join(quote.split()))}” — "
                           f"*{_md_value(titles.get(st.evidence.document_id, st.evidence.document_id[:12]))}*, "
-                          f"{pages_ref(st)} — {verdict_text(st)}", ""]
+                          f"{where(st)} — {verdict_text(st)}", ""]
         changes = _human_changes(rb)
         lines += ["### What a human changed", ""]
         lines += [f"- {_md_value(c)}" for c in changes] if changes else ["- Nothing: no review events."]
@@ -250,7 +261,7 @@ def to_html(bundle: ExportBundle) -> bytes:
                 note = f" — note: {e(st.note)}" if st.note else ""
                 out.append(
                     f'<li id="ev-{n}" value="{n}"><code>{e(st.evidence.requirement_id)}</code> '
-                    f"<em>{e(titles.get(st.evidence.document_id, st.evidence.document_id[:12]))}</em>, {pages_ref(st)} — "
+                    f"<em>{e(titles.get(st.evidence.document_id, st.evidence.document_id[:12]))}</em>, {e(where(st))} — "
                     f'<strong class="{st.final_status}">{st.final_status}</strong> '
                     f"(verifier: {e(st.verifier_verdict)}{e(reason)}{human}){note}"
                     f"<blockquote>{e(' '.join(quote.split()))}</blockquote></li>")

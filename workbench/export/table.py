@@ -8,8 +8,9 @@ import csv
 import io
 from urllib.parse import urlencode
 
+from workbench.export.common import ocr_note
 from workbench.export.csv_rows import cell as csv_cell
-from workbench.models import TableCell, TableView, cite_page
+from workbench.models import CellCitation, TableCell, TableView, cite_page
 
 COLUMNS = ["table_id", "document", "document_id", "column", "question", "status", "stale", "short_answer",
            "normalized", "machine_short_answer", "result", "grounding_confidence", "review", "reviewed_by",
@@ -21,6 +22,12 @@ def deep_link(run_id: str | None, requirement_id: str | None) -> str:
     return "/review?" + urlencode({k: v for k, v in (("run", run_id), ("evidence", requirement_id)) if v})
 
 
+def _ocr(c: CellCitation) -> str:
+    """" (read by OCR, confidence 0.87, lowest word 0.41)" after the page of a quote OCR read."""
+    note = ocr_note(c)
+    return f" ({note})" if note else ""
+
+
 def cell_row(c: TableCell) -> dict:
     return {
         "table_id": c.table_id, "document": c.filename, "document_id": c.document_id, "column": c.column_key,
@@ -28,8 +35,8 @@ def cell_row(c: TableCell) -> dict:
         "normalized": c.normalized, "machine_short_answer": c.machine_short_answer, "result": c.result,
         "grounding_confidence": c.grounding_confidence if c.run_id else None, "review": c.review,
         "reviewed_by": c.reviewed_by, "review_note": c.review_note,
-        "citations": " | ".join(f"[{x.requirement_id}] {cite_page(x.page, x.page_label) if x.page else 'not located'}: "
-                                f"\u201c{x.quote}\u201d" for x in c.citations),
+        "citations": " | ".join(f"[{x.requirement_id}] {cite_page(x.page, x.page_label) if x.page else 'not located'}"
+                                f"{_ocr(x)}: \u201c{x.quote}\u201d" for x in c.citations),
         "evidence_links": " ".join(deep_link(c.run_id, x.requirement_id) for x in c.citations),
         "answer": c.answer, "run_id": c.run_id,
     }

@@ -2,7 +2,10 @@
 The target is the PDF (named by its SHA-256, RFC 6920 `ni:` URI) with three alternative
 selectors: TextQuoteSelector (exact + 32 characters of context), TextPositionSelector (offsets
 into the document text as the workbench extracts it: all pages joined) and a FragmentSelector
-`page=N` conforming to the PDF fragment spec (RFC 3778). Bodies carry the verdicts and note."""
+`page=N` conforming to the PDF fragment spec (RFC 3778). Bodies carry the verdicts and note, and
+for a quote read by OCR a describing body that says so and how sure it was ("read by OCR,
+confidence 0.87, lowest word 0.41") with a tagging body "read-by-ocr" to filter on: the exact text
+is what the machine read on a scan, not characters the PDF holds."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import json
 from typing import Any
 
 from workbench.export.bundle import ExportBundle, RunBundle
+from workbench.export.common import ocr_note
 from workbench.models import EvidenceStatus
 
 CONTEXT = "http://www.w3.org/ns/anno.jsonld"
@@ -52,6 +56,10 @@ def annotation(bundle: ExportBundle, rb: RunBundle, st: EvidenceStatus, text: st
         if st.reviewer:
             human["creator"] = {"type": "Person", "name": st.reviewer}
         bodies.append(human)
+    read = ocr_note(sp)
+    if read:
+        bodies += [{"type": "TextualBody", "purpose": "tagging", "value": "read-by-ocr"},
+                   {"type": "TextualBody", "purpose": "describing", "value": read, "format": "text/plain"}]
     if st.note:
         bodies.append({"type": "TextualBody", "purpose": "commenting", "value": st.note, "format": "text/plain"})
     bodies.append({"type": "TextualBody", "purpose": "identifying", "value": ev.requirement_id})
