@@ -1128,7 +1128,8 @@ class Workbench:
         doc_ids = dict.fromkeys(d for rb in runs for d in rb.run.document_ids + [s.evidence.document_id
                                                                                   for s in rb.statuses])
         bundle = ExportBundle(runs=runs, documents={d: self.document_with_bib(d) for d in doc_ids},
-                              pdf_bytes=self.pdf_bytes, document_text=lambda d: self.parsed(d).text)
+                              pdf_bytes=self.pdf_bytes, document_text=lambda d: self.parsed(d).text,
+                              ocr_words=lambda d: self.parsed(d).ocr_words())
         return render(bundle, fmt, min_coverage=self.settings.gate_min_coverage,
                       min_support=self.settings.gate_min_support, force=force, reason=reason, by=by)
 

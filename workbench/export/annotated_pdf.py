@@ -8,7 +8,11 @@ run them or reach out over the network.
 
 Several documents → a zip holding one annotated PDF per document; all runs' evidence on a
 document goes into that document's PDF. The same item cited by several runs is highlighted
-once, its popup listing each run's status (amber when the runs disagree)."""
+once, its popup listing each run's status (amber when the runs disagree).
+
+A scanned page that OCR read (issue 42) gets the words OCR read as an invisible text layer
+(workbench.pdf.text_layer), so the copy is searchable and its text can be selected and copied;
+a quote read by OCR says so in its popup. Pages with a text layer of their own are left as they are."""
 
 from __future__ import annotations
 
@@ -17,11 +21,12 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 
-from workbench.export.bundle import ExportBundle
+from workbench.export.bundle import ExportBundle, OcrWords
 from workbench.export.common import ocr_note
 from workbench.models import EvidenceStatus, Span
 from workbench.pdf import active
 from workbench.pdf.mupdf import mupdf
+from workbench.pdf.text_layer import add_text_layer
 
 COLOURS = {"supported": (0.35, 0.85, 0.35), "unsupported": (1.0, 0.45, 0.45), "mixed": (1.0, 0.78, 0.2)}
 
@@ -70,12 +75,16 @@ def _items_by_document(bundle: ExportBundle) -> dict[str, list[_Item]]:
     return {d: list(items.values()) for d, items in docs.items()}
 
 
-def annotate(pdf: bytes, items: list[_Item]) -> bytes:
-    """Return a copy of `pdf` with the items highlighted and its active content removed."""
+def annotate(pdf: bytes, items: list[_Item], ocr_layer: OcrWords | None = None) -> bytes:
+    """Return a copy of `pdf` with the items highlighted, its active content removed and the
+    words of `ocr_layer` (page → words OCR read) written invisibly on their pages."""
     pymupdf = mupdf()
     doc = pymupdf.open(stream=pdf, filetype="pdf")
     try:
         active.strip(doc)
+        for page_no, words in sorted((ocr_layer or {}).items()):
+            if 1 <= page_no <= doc.page_count:
+                add_text_layer(doc[page_no - 1], words)
         for item in items:
             by_page: dict[int, list[pymupdf.Rect]] = {}
             for page_no, x0, y0, x1, y1 in item.span.rects:
@@ -107,7 +116,8 @@ def to_annotated_pdf(bundle: ExportBundle) -> tuple[bytes, str]:
     by_doc = _items_by_document(bundle)
     doc_ids = bundle.cited_document_ids() or [d for rb in bundle.runs for d in rb.run.document_ids][:1]
     if len(doc_ids) == 1:
-        return annotate(bundle.pdf(doc_ids[0]), by_doc.get(doc_ids[0], [])), "application/pdf"
+        return annotate(bundle.pdf(doc_ids[0]), by_doc.get(doc_ids[0], []), bundle.ocr_layer(doc_ids[0])), \
+            "application/pdf"
     buf = io.BytesIO()
     used: set[str] = set()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -117,5 +127,5 @@ def to_annotated_pdf(bundle: ExportBundle) -> tuple[bytes, str]:
             if name in used:
                 name = name.replace(".annotated.pdf", f"-{doc_id[:8]}.annotated.pdf")
             used.add(name)
-            zf.writestr(name, annotate(bundle.pdf(doc_id), by_doc.get(doc_id, [])))
+            zf.writestr(name, annotate(bundle.pdf(doc_id), by_doc.get(doc_id, []), bundle.ocr_layer(doc_id)))
     return buf.getvalue(), "application/zip"

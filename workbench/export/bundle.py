@@ -53,9 +53,14 @@ class RunBundle(BaseModel):
         return next((s for s in self.statuses if s.evidence.requirement_id == requirement_id), None)
 
 
+# page → the words OCR read there: (x0, y0, x1, y1, text, block, line) in the unrotated page space
+OcrWords = dict[int, list[tuple[float, float, float, float, str, int, int]]]
+
+
 class ExportBundle(BaseModel):
     """Runs, the documents they cite, and getters for PDF bytes and document text (the text is
-    what span offsets index: prefix/suffix for Web Annotation, the hash re-check)."""
+    what span offsets index: prefix/suffix for Web Annotation, the hash re-check), and for the
+    words OCR read on a scan (the annotated PDF writes them as an invisible text layer)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -63,6 +68,7 @@ class ExportBundle(BaseModel):
     documents: dict[str, Document] = Field(default_factory=dict)
     pdf_bytes: Callable[[str], bytes] | None = None
     document_text: Callable[[str], str] | None = None
+    ocr_words: Callable[[str], OcrWords] | None = None
     generated_at: datetime = Field(default_factory=utcnow)
     generator: str = "Evidence Workbench"
     gate: list[GateDecision] = Field(default_factory=list)
@@ -78,6 +84,15 @@ class ExportBundle(BaseModel):
         if self.pdf_bytes is None:
             raise ValueError("this bundle carries no PDF getter")
         return self.pdf_bytes(document_id)
+
+    def ocr_layer(self, document_id: str) -> OcrWords:
+        """The words OCR read on the pages of this document that have no usable text layer of
+        their own: a page whose own text OCR read again (OCR forced) keeps its text alone."""
+        doc = self.document(document_id)
+        if self.ocr_words is None or doc is None or not doc.ocr_pages:
+            return {}
+        bare = set(doc.pages_without_text)
+        return {page: words for page, words in self.ocr_words(document_id).items() if page in bare and words}
 
     def cited_document_ids(self) -> list[str]:
         """Documents with evidence in any run, in first-seen order (then the runs' other documents)."""

@@ -248,6 +248,12 @@ class ParsedDocument:
             out[number] = ([list(lines.values()) for lines in blocks.values()], read)
         return out
 
+    def ocr_words(self) -> dict[int, list[tuple[float, float, float, float, str, int, int]]]:
+        """Per page OCR read, its words (x0, y0, x1, y1, text, block, line) in reading order, in
+        the unrotated page space: what an annotated copy writes as its invisible text layer."""
+        return {number: [(w.x0, w.y0, w.x1, w.y1, w.text, w.block, w.line) for w in self.words_on(number)]
+                for number in self.ocr}
+
     def without_furniture(self, start: int, end: int) -> list[tuple[int, int]]:
         """text[start:end] as ranges without the running headers, footers and page numbers inside
         it, for a quote the anchor found only with them left out (its boxes then skip them)."""
