@@ -114,9 +114,11 @@ with left:
         for who in s.reviewer_labels:
             per_reviewer[who] = per_reviewer.get(who, 0) + 1
     conflicts = sum(s.conflict for s in items)
+    first = {s.evidence.requirement_id: r for s in items if (r := wb.review_first_reason(s))}
     st.caption(f"{safe.text(run.question)} — {len(items)} evidence items, {n_done} reviewed by a human"
                + (" (" + ", ".join(f"{safe.text(k)}: {v}" for k, v in per_reviewer.items()) + ")" if per_reviewer else "")
-               + (f"; **{conflicts} open conflict(s)** between reviewers" if conflicts else "") + ".")
+               + (f"; **{conflicts} open conflict(s)** between reviewers" if conflicts else "")
+               + (f"; **{len(first)} read by OCR with low confidence**, listed first" if first else "") + ".")
     st.selectbox("Order", list(ORDERS), format_func=ORDERS.get, key="review_order", label_visibility="collapsed")
     mark = {"supported": "✓", "unsupported": "✗"}  # the grid fits its column: words are in the card
     rows = pd.DataFrame([{
@@ -131,7 +133,7 @@ with left:
         # Hidden: what the quick search also finds ("unsupported", a reviewer's name, a reason).
         "Statuses": f"verifier {s.verifier_verdict}; human {s.human_label or 'not reviewed'}; final {s.final_status}",
         "Reviewers": "; ".join(f"{k}: {v}" for k, v in s.reviewer_labels.items()) + (" (adjudicated)" if s.adjudicated else ""),
-        "Reason": ("added by a reviewer" if s.human_added else
+        "Reason": first.get(s.evidence.requirement_id) or ("added by a reviewer" if s.human_added else
                    (s.verification.rejection_reason or s.verification.verification_rationale) if s.verification else ""),
     } for s in items])
     gob = GridOptionsBuilder.from_dataframe(rows)
@@ -183,6 +185,8 @@ with left:
             head += (f" · :orange-badge[read by OCR, confidence {ev.span.ocr_confidence:.2f}"
                      + (f" (lowest word {low:.2f})" if low is not None else "") + "]")
         st.markdown(head)
+        if ev.requirement_id in first:  # why it leads the queue: the words themselves may be misread
+            st.warning(safe.text(first[ev.requirement_id]), icon=":material/document_scanner:")
         with st.container(border=True):  # the PDF's own characters, never read as Markdown
             safe.plain(ev.exact_quote)
         v = current.verification

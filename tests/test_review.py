@@ -143,6 +143,39 @@ def test_document_order_is_document_then_page_then_position_and_run_order_is_as_
         "REQ-C001", "REQ-C002", "REQ-C003"]
 
 
+def _read_by_ocr(run: Run, confidences: dict[str, tuple[float, float]]) -> Run:
+    """The run as if these items' quotes were read by OCR: (mean, lowest word) confidence."""
+    for e in run.evidence:
+        if e.requirement_id in confidences:
+            mean, low = confidences[e.requirement_id]
+            e.span = e.span.model_copy(update={"ocr_confidence": mean, "ocr_min_confidence": low})
+    return run
+
+
+def test_quotes_ocr_read_with_a_low_confidence_word_come_first_in_every_order_until_a_human_looks():
+    """Issue 42: a quote whose words OCR was unsure of may be a misreading no verifier can see, so
+    it goes to review first; a sure OCR reading (every word at or above the threshold) keeps its place."""
+    from workbench.review import REVIEW_ORDERS, ocr_review_reason, review_order
+
+    # C003 read surely (lowest word 0.80), C002 with one doubtful word (0.41); threshold 0.6
+    run = _read_by_ocr(_run(), {"REQ-C002": (0.88, 0.41), "REQ-C003": (0.93, 0.80)})
+    rr = reviewed_run(run, [])
+    for order in REVIEW_ORDERS:
+        plain = [s.evidence.requirement_id for s in review_order(rr.statuses, order)]
+        flagged = [s.evidence.requirement_id for s in review_order(rr.statuses, order, ocr_low=0.6)]
+        assert flagged == ["REQ-C002"] + [r for r in plain if r != "REQ-C002"], order
+    reason = ocr_review_reason(rr.status_for("REQ-C002"), 0.6)
+    assert reason is not None and "Read by OCR with low confidence" in reason and "0.41 (below 0.60" in reason
+    assert ocr_review_reason(rr.status_for("REQ-C003"), 0.6) is None  # read by OCR, but surely
+    assert ocr_review_reason(rr.status_for("REQ-C001"), 0.6) is None  # the PDF's own text
+    assert ocr_review_reason(rr.status_for("REQ-C002"), 0.4) is None  # the threshold is the setting's
+    # once a human has labelled it, someone compared it with the page: it goes back to its place
+    rr = reviewed_run(run, [_ev(1, "REQ-C002", "supported")])
+    assert ocr_review_reason(rr.status_for("REQ-C002"), 0.6) is None
+    assert [s.evidence.requirement_id for s in review_order(rr.statuses, "document", ocr_low=0.6)] == [
+        "REQ-C001", "REQ-C002", "REQ-C003"]
+
+
 def test_a_reviewer_supported_part_of_a_sentence_says_where_words_were_left_out():
     """A reviewer may select part of a sentence; the answer sentence built from it says so, as the
     machine's do for the parts it quotes. A whole sentence or list item gets no ellipsis."""

@@ -468,12 +468,36 @@ REVIEW_ORDERS = {"document": "Document order (document, page, position)", "run":
                  "uncertainty": "Verifier least sure first", "disagreement": "Reviewer disagreement first"}
 
 
-def review_order(statuses: list[EvidenceStatus], by: str = "document") -> list[EvidenceStatus]:
+def ocr_review_reason(s: EvidenceStatus, low: float) -> str | None:
+    """Why an item must be looked at before anything else, or None: its quote is what OCR read on
+    a scan and a word of it was read with confidence below `low` (Settings.ocr_low_confidence),
+    so the wording itself may be a misreading that neither the anchor nor the verifier can see.
+    Only until a human has labelled it: then someone has compared it with the page."""
+    sp = s.evidence.span
+    if s.human_label is not None or sp is None or sp.ocr_min_confidence is None or sp.ocr_min_confidence >= low:
+        return None
+    return (f"Read by OCR with low confidence: its least sure word was read at {sp.ocr_min_confidence:.2f} "
+            f"(below {low:.2f}; the quote's mean is {sp.ocr_confidence or 0.0:.2f}). Check the wording against "
+            "the page image before labelling it.")
+
+
+def review_order(statuses: list[EvidenceStatus], by: str = "document", *,
+                 ocr_low: float | None = None) -> list[EvidenceStatus]:
     """Items in the order a reviewer's hour is best spent. "uncertainty": unreviewed items whose
     verifier score is nearest the 0.5 boundary first (reviewer-added items, already decided by a
     human, last); "disagreement": open conflicts first, then items several reviewers labelled;
     "document": as a reader meets them — by document (in the order the run first cites each), page,
-    then character offset, items without a place in the PDF last; "run": as extracted."""
+    then character offset, items without a place in the PDF last; "run": as extracted.
+    With `ocr_low` (Settings.ocr_low_confidence), in every order the unreviewed quotes OCR read
+    with a word below it come first (ocr_review_reason), in that order among themselves: a quote
+    whose words may be misread cannot be verified without a human look."""
+    ordered = _ordered(statuses, by)
+    if ocr_low is None:
+        return ordered
+    return sorted(ordered, key=lambda s: ocr_review_reason(s, ocr_low) is None)  # stable
+
+
+def _ordered(statuses: list[EvidenceStatus], by: str) -> list[EvidenceStatus]:
     if by == "document":
         first_seen: dict[str, int] = {}
         for s in statuses:

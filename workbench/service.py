@@ -490,10 +490,31 @@ class Workbench:
 
     def review_queue(self, run_id: str, order: str = "document") -> list[EvidenceStatus]:
         """The run's items in a review order (workbench.review.REVIEW_ORDERS): document order, the
-        verifier's least sure first, or reviewers' disagreements first."""
+        verifier's least sure first, or reviewers' disagreements first; in each, quotes read by
+        OCR with a word below settings.ocr_low_confidence come first until a human labels them."""
         from workbench.review import review_order
 
-        return review_order(self.reviewed(run_id).statuses, order)
+        return review_order(self.reviewed(run_id).statuses, order, ocr_low=self.settings.ocr_low_confidence)
+
+    def review_first_reason(self, status: EvidenceStatus) -> str | None:
+        """Why review_queue put this item first (workbench.review.ocr_review_reason), naming the
+        words OCR was unsure of ("Plunger" 0.41) so the reviewer knows where to look; None when
+        it is in its place for the order's own reasons."""
+        from workbench.review import ocr_review_reason
+
+        low = self.settings.ocr_low_confidence
+        reason = ocr_review_reason(status, low)
+        sp = status.evidence.span
+        if reason is None or sp is None:
+            return reason
+        try:
+            doubts = self.parsed(sp.document_id).ocr_doubts(sp.start, sp.end, low)
+        except WorkbenchError:  # the PDF is gone: the reason stands without the words
+            return reason
+        if doubts:
+            reason += " Words read below it: " + ", ".join(f"“{w}” {c:.2f}" for w, c in doubts[:12]) \
+                + (f" and {len(doubts) - 12} more" if len(doubts) > 12 else "") + "."
+        return reason
 
     def review(self, run_id: str, requirement_id: str, label: str, reviewer: str | None, note: str = "", *,
                adjudication: bool = False, identity: Identity | None = None) -> ReviewEvent:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 
 from tests.conftest import CountingOcr
+from tests.ui.conftest import shown
 from tests.ui.test_pages import app, on_page, texts
 
 
@@ -49,3 +50,31 @@ def test_the_review_card_says_a_quote_was_read_by_ocr_and_how_surely(data_dir, o
     at = app(run=run.run_id, evidence=ev.requirement_id)
     on_page(at, "review")
     assert "read by OCR, confidence" in texts(at), texts(at)
+
+
+def test_the_review_queue_opens_on_a_doubtful_ocr_quote_and_says_why(data_dir, ocr_workspace, monkeypatch):
+    """Issue 42: a quote with a word OCR was unsure of leads the queue, and the card says why and
+    which words to check against the page image."""
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    monkeypatch.setenv("WORKBENCH_OCR_LOW_CONFIDENCE", "0.99")  # every quote on this scan has a word below it
+    get_settings.cache_clear()
+    cached = ocr_workspace.wb._parsed_cache.path(ocr_workspace.doc.id)
+    (data_dir / "parsed").mkdir(parents=True, exist_ok=True)
+    shutil.copy(cached, data_dir / "parsed" / cached.name)
+    wb = Workbench(get_settings())
+    with CountingOcr() as counted:
+        doc = wb.ingest(ocr_workspace.pdf)
+        [run] = wb.ask(["What must be installed on aircraft AA1-0001 through AA1-0224 with this kit?"], [doc.id])
+    assert counted.pages == 0
+    first = wb.review_queue(run.run_id)[0]
+    assert wb.review_first_reason(first) is not None
+    wb.store.dispose()
+    at = app(run=run.run_id)
+    on_page(at, "review")
+    page = texts(at)
+    assert "read by OCR with low confidence**, listed first" in page, page
+    [why] = [shown(w.value) for w in at.warning if "Read by OCR with low confidence" in w.value]
+    assert "below 0.99" in why and "Words read below it: “" in why
+    assert f"**{first.evidence.requirement_id}**" in page  # the card shows the queue's first item

@@ -236,6 +236,16 @@ class ParsedDocument:
                     out.append(read.confidences[wi - lo])
         return out
 
+    def ocr_doubts(self, start: int, end: int, below: float) -> list[tuple[str, float]]:
+        """The words of text[start:end] that OCR read with confidence below `below`, each with
+        it, in reading order: the words a reviewer checks against the page image first."""
+        out = []
+        for wi in self.words_in(start, end):
+            conf = self.ocr_confidences([wi])
+            if conf and conf[0] < below:
+                out.append((self.words[wi].text, conf[0]))
+        return out
+
     def ocr_reads(self) -> dict[int, tuple[list[list[list[RawWord]]], PageOcr]]:
         """The pages OCR read, as open_pdf takes them back (ocr_known): blocks → lines → words and
         the PageOcr, so opening the same file again does not read them again."""
