@@ -102,10 +102,14 @@ def test_one_font_serves_every_page_and_words_without_text_or_box_are_left_out()
     assert "zero-width" not in out[1].get_text()
 
 
-def test_words_stacked_in_a_margin_stay_separate_words():
-    """Sideways margin text that OCR reads as one 'line' of words above one another."""
+@pytest.mark.parametrize("line", [
+    # sideways margin text that OCR reads as one 'line' of words above one another
+    [(574, 310, 595, 417, "Approved", 10, 0), (574, 191, 595, 288, "Engineering", 10, 0)],
+    # a speck read as a word inside the box of the word before it (the 1974 scan's "hours, -")
+    [(443.5, 631.0, 485.5, 639.6, "hours,", 16, 0), (481.0, 627.6, 486.5, 640.6, "-", 16, 0)],
+])
+def test_words_ocr_stacked_or_overlapped_stay_separate_words(line):
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    stacked = [(574, 310, 595, 417, "Approved", 10, 0), (574, 191, 595, 288, "Engineering", 10, 0)]
-    add_text_layer(page, stacked)
-    assert sorted(_reopened(doc)[0].get_text().split()) == ["Approved", "Engineering"]
+    add_text_layer(page, line)
+    assert sorted(_reopened(doc)[0].get_text().split()) == sorted(w[4] for w in line)

@@ -66,20 +66,22 @@ def add_text_layer(page: pymupdf.Page, words: Sequence[LayerWord]) -> int:
     height = font.ascender - font.descender  # of a line of text, in font sizes
     shape = page.new_shape()
 
-    def put(x0: float, x1: float, text: str, line: pymupdf.Rect) -> None:
+    def put(x0: float, x1: float, text: str, line: pymupdf.Rect, then: str = "") -> None:
+        """`text` from x0 to x1 on `line`, and `then` after it at the same stretch."""
         size = max(1.0, line.height / height)  # the line's box is the text's box, ascender to descender
         origin = pymupdf.Point(x0, line.y1 + font.descender * size) * back
         width = font.text_length(text, fontsize=size)
         stretch = max(x1 - x0, 0.01) / width if width > 0 else 1.0
         scale = pymupdf.Matrix(stretch, 1) if rotation in (0, 180) else pymupdf.Matrix(1, stretch)
-        shape.insert_text(origin, text, fontname=FONT_NAME, fontsize=size, render_mode=RENDER_INVISIBLE,
+        shape.insert_text(origin, text + then, fontname=FONT_NAME, fontsize=size, render_mode=RENDER_INVISIBLE,
                           rotate=rotation, morph=(origin, scale))
 
     for i, (box, text, key) in enumerate(boxes):
-        put(box.x0, box.x1, text, lines[key])
         after = boxes[i + 1] if i + 1 < len(boxes) else None
         if after is not None and after[2] == key and after[0].x0 > box.x1:
-            # the gap to the next word holds a space: readers copy "the Two-place", not "theTwo-place"
-            put(box.x1, after[0].x0, " ", lines[key])
+            put(box.x0, box.x1, text, lines[key])
+            put(box.x1, after[0].x0, " ", lines[key])  # the gap holds a space: "the Two-place", not "theTwo-place"
+        else:  # last on its line, or overlapped by the next word: a space of its own ends it
+            put(box.x0, box.x1, text, lines[key], then=" ")
     shape.commit()
     return len(boxes)
