@@ -274,14 +274,18 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     return True
 
 
+WHOLE_MAX_FACTOR = 2  # a sentence no clause boundary can trim is quoted whole up to this many times max_words
+
+
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
              ) -> tuple[int, int, bool] | None:
     """The span of one sentence text[s0:e0] to quote: all of it when it has at most max_words
     words; else the run of whole clauses (10..max_words words) sharing most words with `terms`,
     preferring the sentence's start (its subject). A run starts at the sentence's start or at a
     clause that opens with a capital or an enumerator: one opening "and will renew …" or "empowered
-    to …" has lost its subject, and the gate would reject it as a fragment anyway. None for a unit
-    too short to state anything."""
+    to …" has lost its subject, and the gate would reject it as a fragment anyway. Where no run of
+    whole clauses reads whole, the sentence is quoted whole (up to WHOLE_MAX_FACTOR × max_words),
+    never cut mid-way at the word limit. None for a unit too short to state anything."""
     was = s0
     s0, e0 = _clean(text, s0, e0)
     n = _wc(text, s0, e0)
@@ -309,7 +313,11 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
             key = (len(set(content_terms(text[s:e])) & terms), s == s0, wc)
             if best is None or key > best[0]:
                 best = (key, (s, e))
-    if best is None:  # no clause boundary fits: the sentence's first max_words words, not ending on "that"
+    if best is None and n <= WHOLE_MAX_FACTOR * max_words:
+        # no clause boundary fits: the sentence whole, not cut mid-way ("… governed by the laws of a
+        # different" without "state."; "… shall cease to be bound" without what from)
+        return (s0, e0, False) if _states_something(text[s0:e0]) else None
+    if best is None:  # a very long sentence: its first max_words words, not ending on "that"
         words = list(re.finditer(r"\S+", text[s0:e0]))[:max_words]
         while len(words) > min_words and words[-1].group(0).strip("\"'()[]\u201c\u201d,;:").lower() in OPEN_WORDS:
             words.pop()
