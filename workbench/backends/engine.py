@@ -672,7 +672,16 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                         and not navigation_line(t[2], heading):
                     sents[(t[0], t[1])] = t
         for t in [t for t in sents.values() if leads_a_list(t[2])]:
-            for item in list_items(context, doc_id, t[1]):
+            items = list_items(context, doc_id, t[1])
+            if not join and doc is not None and items and _wc(doc.text, t[0], items[-1][1]) <= max_words:
+                # a claim is judged against the lead-in with its whole list, the sentence it is set in
+                # ("Reseller may terminate … events: (i) …; (ii) if Company ceases …; or (iii) …")
+                for item in items:
+                    sents.pop((item[0], item[1]), None)
+                del sents[(t[0], t[1])]
+                sents[(t[0], items[-1][1])] = (t[0], items[-1][1], doc.text[t[0]:items[-1][1]])
+                continue
+            for item in items:
                 if not navigation_line(item[2], heading_at(doc_id, item[0]) if heading_at is not None else None):
                     sents.setdefault((item[0], item[1]), item)
         # a sentence that reads on from the one before it ("This is called a type-stable loop
