@@ -112,9 +112,11 @@ def test_a_long_clause_is_trimmed_at_a_clause_boundary_and_says_so():
     assert v.verified and f"of {u.whole_words} words" in v.rationale
 
 
-def test_a_trimmed_quote_is_more_than_its_opening_condition():
+def test_a_long_item_is_more_than_its_opening_condition_and_not_cut_mid_way():
     """A 55-word airworthiness directive item: trimmed to its opening "Before further flight and
-    after …, " clause, the quote matched the question's words and said nothing of what to do."""
+    after …, " clause, the quote matched the question's words and said nothing of what to do; cut
+    at the 40-word limit it lost the bulletin's date. No run of its clauses reads whole, so it is
+    quoted whole (issue 39: a sentence is not cut mid-way)."""
     text = ("(1) Before further flight and after accomplishment of all applicable required actions in paragraphs "
             "(g) through (l) of this AD, do all applicable actions identified as \u2018\u2018RC\u2019\u2019 for the "
             "\u2018\u2018Operational Readiness Flight\u2019\u2019 specified in, and in accordance with, the "
@@ -122,13 +124,13 @@ def test_a_trimmed_quote_is_more_than_its_opening_condition():
             "July 20, 2020.")
     [u] = engine.candidate_units("What does the proposed AD require operators to do before further flight?", "d",
                                  [(0, len(text), text)])
-    assert u.trimmed and len(u.text.split()) <= 40 and "do all applicable actions" in u.text
+    assert not u.trimmed and "do all applicable actions" in u.text and u.text.endswith("dated July 20, 2020.")
 
 
 def test_a_part_opening_with_a_proviso_keeps_its_main_verb():
     """"Subject to …" opens a proviso: the part quoted must hold what the sentence grants or
     requires. A grant with "hereby appoint" is whole; a subject without its "shall notify" is not,
-    and the excerpt then runs on to the duty (cut at the word limit)."""
+    and the sentence is then quoted whole, with its duty (issue 39: not cut mid-way)."""
     grant = ("Subject to the terms and conditions herein set forth, the Company and the Bank hereby appoint the Agent "
              "as their exclusive financial advisor and marketing agent (i) to utilize its best efforts to solicit "
              "subscriptions for Common Shares and to advise and assist the Company and the Bank with respect to the "
@@ -140,7 +142,7 @@ def test_a_part_opening_with_a_proviso_keeps_its_main_verb():
             "authority of any breach of security within seventy-two hours after becoming aware of it, and shall keep "
             "a written record of every such breach, its effects and the remedial action taken, for five years.")
     [u] = engine.candidate_units("When must the supervisory authority be notified?", "d", [(0, len(duty), duty)])
-    assert u.trimmed and "shall notify the supervisory authority" in u.text and u.extra["at_clause"] is False
+    assert not u.trimmed and "shall notify the supervisory authority" in u.text and u.text.endswith("for five years.")
 
 
 # --- facts are read ----------------------------------------------------------------------------
@@ -690,7 +692,9 @@ def test_a_quoted_part_ends_where_a_clause_ends_not_inside_a_list_or_a_phrase():
                "statement under penalty of perjury that the material was removed or disabled through mistake or "
                "misidentification, then unless the copyright owner files an action seeking a court order against the "
                "subscriber, the service provider must put the material back up within 10-14 business days.")
-    assert not _part(counter, "What must a notification include?").endswith("then")
+    s, e, trimmed = engine.fit_unit(counter, 0, len(counter), set(content_terms("What must a notification include?")),
+                                    10, 40)
+    assert (s, e, trimmed) == (0, len(counter), False)  # whole, never the condition up to "…, then"
     member = ("(b) Member covenants and agrees that during the term of the Franchise Agreement, except as otherwise "
               "approved in writing by Franchisor, Member will not, either directly or indirectly, for itself, or "
               "through, on behalf of, or in conjunction with any person, persons, partnership, corporation, or entity:")
@@ -770,19 +774,19 @@ def test_a_question_about_the_franchisor_finds_what_we_may_do_in_a_contract_writ
     assert engine.in_parties_words(question, None) == []
 
 
-def test_a_part_cut_at_the_word_limit_says_so():
-    """No clause of the DMCA's 60-word counter-notification sentence ends within 40 words: the
-    part quoted is cut at the word limit (not on "a" or "the"), and its rationale says that, not
-    "cut at a clause boundary"."""
+def test_a_sentence_no_clause_can_trim_is_quoted_whole_and_a_part_cut_at_the_word_limit_says_so():
+    """No clause of the DMCA's 60-word counter-notification sentence ends within 40 words: it is
+    quoted whole, not cut mid-way (issue 39). A part cut at the word limit (an LLM's quote) still
+    says so in its rationale, not "cut at a clause boundary"."""
     counter = ("If the subscriber serves a counter notification complying with statutory requirements, including a "
                "statement under penalty of perjury that the material was removed or disabled through mistake or "
                "misidentification, then unless the copyright owner files an action seeking a court order against the "
                "subscriber, the service provider must put the material back up within 10-14 business days.")
     [unit] = engine.candidate_units("What must a notification include?", "d", [(0, len(counter), counter)])
-    assert unit.trimmed and unit.text.split()[-1].lower() not in {"a", "the", "an", "of", "to"}
-    assert unit.extra["at_clause"] is False
-    verdict = engine.judge_quote("What must a counter notification include?", unit.text, 0.9,
-                                 trimmed_from=unit.whole_words, at_clause=False)
+    assert not unit.trimmed and unit.text == counter
+    part = " ".join(counter.split()[:40])
+    verdict = engine.judge_quote("What must a counter notification include?", part, 0.9,
+                                 trimmed_from=len(counter.split()), at_clause=False)
     assert "cut at the word limit" in verdict.rationale and "clause boundary" not in verdict.rationale
     law = ("This Agreement will be interpreted and construed exclusively under the laws of the State of Texas, which "
            "laws will prevail in the event of any conflict of law (without regard to, and without giving effect to, the "

@@ -274,14 +274,18 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     return True
 
 
+WHOLE_MAX_FACTOR = 2  # a sentence no clause boundary can trim is quoted whole up to this many times max_words
+
+
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
              ) -> tuple[int, int, bool] | None:
     """The span of one sentence text[s0:e0] to quote: all of it when it has at most max_words
     words; else the run of whole clauses (10..max_words words) sharing most words with `terms`,
     preferring the sentence's start (its subject). A run starts at the sentence's start or at a
     clause that opens with a capital or an enumerator: one opening "and will renew …" or "empowered
-    to …" has lost its subject, and the gate would reject it as a fragment anyway. None for a unit
-    too short to state anything."""
+    to …" has lost its subject, and the gate would reject it as a fragment anyway. Where no run of
+    whole clauses reads whole, the sentence is quoted whole (up to WHOLE_MAX_FACTOR × max_words),
+    never cut mid-way at the word limit. None for a unit too short to state anything."""
     was = s0
     s0, e0 = _clean(text, s0, e0)
     n = _wc(text, s0, e0)
@@ -309,7 +313,11 @@ def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_w
             key = (len(set(content_terms(text[s:e])) & terms), s == s0, wc)
             if best is None or key > best[0]:
                 best = (key, (s, e))
-    if best is None:  # no clause boundary fits: the sentence's first max_words words, not ending on "that"
+    if best is None and n <= WHOLE_MAX_FACTOR * max_words:
+        # no clause boundary fits: the sentence whole, not cut mid-way ("… governed by the laws of a
+        # different" without "state."; "… shall cease to be bound" without what from)
+        return (s0, e0, False) if _states_something(text[s0:e0]) else None
+    if best is None:  # a very long sentence: its first max_words words, not ending on "that"
         words = list(re.finditer(r"\S+", text[s0:e0]))[:max_words]
         while len(words) > min_words and words[-1].group(0).strip("\"'()[]\u201c\u201d,;:").lower() in OPEN_WORDS:
             words.pop()
@@ -664,7 +672,16 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                         and not navigation_line(t[2], heading):
                     sents[(t[0], t[1])] = t
         for t in [t for t in sents.values() if leads_a_list(t[2])]:
-            for item in list_items(context, doc_id, t[1]):
+            items = list_items(context, doc_id, t[1])
+            if not join and doc is not None and items and _wc(doc.text, t[0], items[-1][1]) <= max_words:
+                # a claim is judged against the lead-in with its whole list, the sentence it is set in
+                # ("Reseller may terminate … events: (i) …; (ii) if Company ceases …; or (iii) …")
+                for item in items:
+                    sents.pop((item[0], item[1]), None)
+                del sents[(t[0], t[1])]
+                sents[(t[0], items[-1][1])] = (t[0], items[-1][1], doc.text[t[0]:items[-1][1]])
+                continue
+            for item in items:
                 if not navigation_line(item[2], heading_at(doc_id, item[0]) if heading_at is not None else None):
                     sents.setdefault((item[0], item[1]), item)
         # a sentence that reads on from the one before it ("This is called a type-stable loop

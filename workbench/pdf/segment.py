@@ -82,7 +82,11 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return False
     if not any(c.isalpha() for c in text) or text.rstrip()[-1] in ",;":
         return False
-    if text[0].islower() or text[0] in "•·▪◦●■➢✓□–—-*":  # a bullet's taller glyph is no heading's type size
+    if text[0] in "•·▪◦●■➢✓□–—-*":  # a bullet's taller glyph is no heading's type size
+        return False
+    if structure.lettered_heading(text) and len(words) > 2:  # "g. Governing Law and Forum" on its own line
+        return True
+    if text[0].islower():
         return False
     letters = [c for c in text if c.isalpha()]
     upper = sum(c.isupper() for c in letters) / len(letters)
@@ -250,7 +254,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
             divisions.append(sg.start)  # the testimonium and signatures end the last section
             titles[sg.start] = ""
         elif sg.kind == "heading":
-            if _numbered(sg.text):
+            if _numbered(sg.text) and not _LOWER_LETTERED.match(sg.text):  # "g. Governing Law" is an item's title
                 numbered_yet = True
                 candidates.append((sg.start, sg.page, sg.text, True))
         elif sg.start == 0 or text[sg.start - 1] == "\n":  # a clause opening its line: "5.2 The Company …"
@@ -274,6 +278,11 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
         current = None if sg.page in contents else (label if titled or not division else division)
         out.append(sg if sg.heading == current else replace(sg, heading=current))
     return out, sections
+
+
+# A heading lettered in lower case or in brackets ("g. Governing Law and Forum", "a) TERMINATION FOR
+# BREACH.") titles an item of the section it sits in, and opens no section of the tree.
+_LOWER_LETTERED = re.compile(r"^\s*(?:\(?[a-z]{1,4}[.)]|\([A-Z]\)|[A-Z]\))\s")
 
 
 # The testimonium ("IN WITNESS WHEREOF, the parties …") and the signature blocks after it are in
@@ -396,6 +405,9 @@ _GOES_ON = OPEN_WORDS | {"and", "or", "nor", "but", "shall", "must", "may", "wil
                           "are", "be", "been", "was", "were", "has", "have"}
 _ITEM_START = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]\s|[•·▪◦●■–-])")
 REJOIN_MIN_WORDS = 5  # a shorter block end is a table cell or a label, not a sentence going on
+# The next item's marker after an item's end, with its item on the next page or block: the marker
+# goes with its item, and the sentence runs on into the block that holds it.
+_MARK_AT_END = re.compile(r"(?:[;:,\u037e]|\b(?:and|or))\s+\(?(?:[ivxlc]{1,6}|[a-zA-Z]|\d{1,2})[.)]$")
 
 
 def _goes_on(a: str, b: str) -> bool:
@@ -405,6 +417,8 @@ def _goes_on(a: str, b: str) -> bool:
     next item, and a hyphen goes on only into a lower-case word ("arti-" | "Unrestricted …" is
     the next column's paragraph)."""
     a = a.rstrip().rstrip("\"'\u201d\u2019")  # '… entitled “Infringement,”' ends on its comma
+    if _MARK_AT_END.search(a) and len(a.split()) >= REJOIN_MIN_WORDS:
+        return b[:1].isalpha()  # "… outside the Ono Territory, or (ii)" | page break | "against Third Party …"
     if not a or a[-1] in ".!?:;\u037e)]" or len(a.split()) < REJOIN_MIN_WORDS:
         return False
     if not b[:1].isalpha() or _ITEM_START.match(b):
@@ -527,14 +541,20 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
         if start is None:
             return
         chunk = text[start:end]
-        for n, (a, b) in enumerate(sentence_spans(chunk)):
+        # sentences, and an enumerated list inside one read as its lead-in and items (structure.item_starts)
+        pieces = [piece for a, b in sentence_spans(chunk) for piece in structure.item_spans(chunk, a, b)]
+        for n, (a, b) in enumerate(pieces):
             s, e = start + a, start + b
+            while e > s and text[e - 1].isspace():
+                e -= 1
             while s < e and (text[s].isspace() or text[s] in "•·▪"):  # bullets are not quoted
                 s += 1
             if e <= s or not any(c.isalnum() for c in text[s:e]):  # "[***]", "•": nothing to quote
                 continue
             at_line_start = s == start or text[s - 1] == "\n"
-            if at_line_start and run_in_heading(text[s:e]):  # "2.4 Restrictive Covenants." opening a paragraph
+            if at_line_start and (run_in_heading(text[s:e]) or (  # "2.4 Restrictive Covenants." opening a paragraph
+                    # "a) TERMINATION FOR BREACH. Either Party …", "(b) Obligations." over its paragraph
+                    structure.lettered_heading(text[s:e]) and (n + 1 < len(pieces) or len(text[s:e].split()) > 2))):
                 heading = " ".join(text[s:e].split())
                 out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "heading"))
             elif n == 0 and (k := run_in_label(text[s:e])):  # "Dual Chunk Attention with YARN To expand …"

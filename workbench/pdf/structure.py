@@ -203,3 +203,72 @@ def label_changes(sections: list[Section]) -> list[tuple[int, str | None, bool]]
         elif not out or out[-1][1] != label:
             out.append((at, label, titled))
     return out
+
+
+# --- enumerated items inside one sentence ---------------------------------------------------------
+# An item's marker set in the running text: "(ii) ", "(B) ", "(3) ", "b) ", "iii. ". A dotted digit is
+# a clause number or a decimal ("Section 1. ", "1.5 "), never an inline item.
+_INLINE_MARK = re.compile(r"(?<!\S)(\()?([ivxlc]{1,6}|[a-zA-Z]|\d{1,2})([.)])(?=\s)")
+_LEAD_END = re.compile(r"(?::|:?\s*[-\u2013\u2014])\s*$")  # "… of the following events:" / "as follows:-"
+# "…;", "…, or", "…; and" (";" may be U+037E, the Greek question mark some PDFs map it to)
+_ITEM_SEP = re.compile(r"(?:[;,\u037e]|[;,\u037e]?\s+(?:and|or|and/or))\s*$")
+
+
+def _values(token: str) -> list[tuple[str, int]]:
+    """The (kind, value) a marker's token may stand for: "ii" roman 2; "i" roman 1 or letter 9."""
+    out: list[tuple[str, int]] = []
+    if token.isdigit():
+        return [("1", int(token))]
+    if token.islower() and set(token) <= set(_ROMAN_VALUES):
+        out.append(("i", roman(token)))
+    if len(token) == 1:
+        out.append(("a" if token.islower() else "A", ord(token.lower()) - 96))
+    return out
+
+
+def item_starts(text: str, start: int = 0, end: int | None = None) -> list[int]:
+    """Where the items of an enumerated list set inside one sentence text[start:end] begin: a
+    lead-in ending in a colon ("… upon the occurrence of any of the following events:") then
+    sibling markers counting up from the first, "(i)", "(ii)", "(iii)", each after the item before
+    it ends (";", ",", "; or", ", and"). Each item is a node of its own, read after its lead-in:
+    an item quoted whole carries its marker, and the item before it never ends on that marker
+    ("… material breach; or (ii"). A marker not after an item's end ("under clause (i) above")
+    is a reference and begins nothing; a list without a lead-in colon is left whole."""
+    end = len(text) if end is None else end
+    marks = [(m.start(), m.group(2), (m.group(1) or "") + m.group(3)) for m in _INLINE_MARK.finditer(text, start, end)
+             if (m.group(3) == ")" or not (m.group(1) or m.group(2).isdigit()))]
+    out: set[int] = set()
+    for i, (at, token, style) in enumerate(marks):
+        for kind, value in _values(token):
+            if value != 1 or at in out or not _LEAD_END.search(text, start, at):
+                continue
+            chain, want = [at], 2
+            for at2, token2, style2 in marks[i + 1:]:
+                if style2 == style and (kind, want) in _values(token2) and _ITEM_SEP.search(text, chain[-1], at2):
+                    chain.append(at2)
+                    want += 1
+            if len(chain) >= 2:
+                out.update(chain)
+                break
+    return sorted(out)
+
+
+def item_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """text[start:end], one sentence, as its lead-in and the items of the list inside it (item_starts)."""
+    cuts = item_starts(text, start, end)
+    return list(zip([start, *cuts], [*cuts, end], strict=True))
+
+
+# A lettered heading, run in or on its own line: "g. Governing Law and Forum", "a) TERMINATION FOR
+# BREACH.", "(b) Obligations." - a marker, then a few words in title case or capitals, no verb.
+_LETTERED = re.compile(
+    r"^\(?(?:[a-z]|[ivx]{2,4}|[A-Z])[.)]\s+"
+    r"(?:[A-Z][\w’'\-]*)(?:\s+(?:[A-Z][\w’'\-]*|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)){0,7}[.:]?$")
+
+
+def lettered_heading(text: str) -> bool:
+    """Whether a line or a run-in sentence is a lettered heading ("g. Governing Law and Forum",
+    "a) TERMINATION FOR BREACH.") rather than a list item that states something ("a. Unless
+    terminated earlier …", "b) Berkshire represents and warrants to Auriemma that:")."""
+    t = " ".join(text.split())
+    return bool(_LETTERED.match(t)) and not _LOWER_FINITE.search(t) and len(t.split()) >= 2

@@ -21,8 +21,11 @@ ABBREVIATIONS = frozenset({
     "mich", "minn", "mont", "neb", "nev", "okla", "pa", "tenn", "tex", "va", "vt", "wis", "wyo",
 })
 # What may open the next sentence: a capital, a digit or an opening quote or bracket before one; a
-# bullet; an item's "(a) "; an ellipsis, where an answer quotes part of a sentence ("… do all actions").
-_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z0-9*]|[•·▪…]\s|\([a-z]{1,4}\)\s)|\s*$)")
+# bullet; an item's "(a) "; a lettered item or heading before a capital ("b. “Company Products” …",
+# "g. Governing Law and Forum", "a) TERMINATION FOR BREACH."); an ellipsis, where an answer quotes
+# part of a sentence ("… do all actions").
+_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z0-9*]|[•·▪…]\s|\([a-z]{1,4}\)\s"
+                  r"|(?:[a-z]|[ivx]{2,4})[.)]\s+[\"\u201c(]?[A-Z])|\s*$)")
 # What a sentence never is on its own: a bare enumerator ("14.", "(a)", "3.1.12.", "iv.",
 # "Section 14.") - the run-in heading or the clause after it belongs to it.
 _ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})[.)]",
@@ -47,6 +50,12 @@ OPEN_WORDS = frozenset({
 })
 # A list item's end before the next item's number on a new line: "…;", "…:", "…; and", "…, or".
 _ITEM_END = re.compile(r"(?:[;:,]|[;,]\s*(?:and|or))\s*$")
+# A lettered or numbered item opening the next line: the line before ends its sentence even on an
+# initial or an abbreviation.
+_ITEM_NEXT_LINE = re.compile(r"[ \t]*\n\s*\(?(?:[a-z]|[ivx]{2,4}|\d{1,2}(?:\.\d{1,2})*)[.)]\s")
+# … and inside a line, where a bare comma is too weak a sign ("… in Section 2, b. The …" is rare,
+# "… material breach; or ii. Insolvency …" is the list's next item).
+_ITEM_END_INLINE = re.compile(r"(?:[;:\u037e]|[;,\u037e]\s*(?:and|or|and/or))\s*$")
 
 
 def _abbreviation_before(text: str, start: int, dot: int) -> bool:
@@ -61,14 +70,17 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     out: list[tuple[int, int]] = []
     s = start
     for m in _END.finditer(text, start, end):
-        if m.group(0)[0] == "." and _abbreviation_before(text, s, m.start()):
-            continue
+        if m.group(0)[0] == "." and _abbreviation_before(text, s, m.start()) and not _ITEM_NEXT_LINE.match(text, m.end()):
+            continue  # "Acme Inc. or …", "John A. Smith"; but "… in Exhibit B." | "l. “Reseller” shall …" ends
         if _ENUMERATOR.fullmatch(text[s:m.end()].strip()):
             continue
         ls = text.rfind("\n", s, m.start()) + 1
-        if ls > s and _ENUMERATOR.fullmatch(text[ls:m.end()].strip()) and _ITEM_END.search(text, s, ls):
-            # "…communications;\n2.\nSystem caching;": the number opens the next item, it does not
-            # end this one; the item before ends at its ";" or ":"
+        ws = max(ls, max(text.rfind(" ", s, m.start()), text.rfind("\t", s, m.start())) + 1)
+        if (ls > s and _ENUMERATOR.fullmatch(text[ls:m.end()].strip()) and _ITEM_END.search(text, s, ls)) or (
+                ws > s and _ENUMERATOR.fullmatch(text[ws:m.end()]) and _ITEM_END_INLINE.search(text, s, ws)):
+            # "…communications;\n2.\nSystem caching;" or "… material breach; or ii. Insolvency …": the
+            # enumerator opens the next item, it does not end this one; the item before ends at its ";"
+            ls = ls if ls > s and _ENUMERATOR.fullmatch(text[ls:m.end()].strip()) else ws
             _push(text, s, ls, out)
             s = ls
             continue
