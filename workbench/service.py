@@ -1323,6 +1323,13 @@ class Workbench:
 
     TABLE_FORMATS = ("xlsx", "csv", "json")
 
+    @staticmethod
+    def table_media_type(fmt: str) -> str:
+        """The media type of a table export format (its file extension is the format's name)."""
+        from workbench.export.table import MEDIA_TYPES
+
+        return MEDIA_TYPES[fmt]
+
     def export_table(self, table_id: str, fmt: str) -> tuple[bytes, str, str]:
         """A table as xlsx (a row per document, a column per question, every citation and the
         audit trail of every cell on their own sheets), csv (one line per cell, every citation in

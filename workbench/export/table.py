@@ -12,6 +12,7 @@ import io
 from urllib.parse import urlencode
 
 from workbench.export.csv_rows import cell as csv_cell
+from workbench.export.xlsx import MEDIA_TYPE as XLSX_MEDIA_TYPE
 from workbench.models import CELL_ID, NO_AUTHORITATIVE_EVIDENCE, ReviewEvent, TableCell, TableView, cite_page
 
 COLUMNS = ["table_id", "document", "document_id", "column", "question", "status", "stale", "short_answer",
@@ -38,21 +39,22 @@ def cell_row(c: TableCell) -> dict:
     }
 
 
+MEDIA_TYPES = {"xlsx": XLSX_MEDIA_TYPE, "csv": "text/csv", "json": "application/json"}  # the file extension is the format's name
+
+
 def render_table(view: TableView, fmt: str,
                  trail: dict[tuple[str, str], list[ReviewEvent]] | None = None) -> tuple[bytes, str, str]:
     """(bytes, media type, extension). `trail`: each cell's review events, for the XLSX audit sheet."""
     if fmt == "json":
-        return view.model_dump_json(indent=2).encode("utf-8"), "application/json", "json"
+        return view.model_dump_json(indent=2).encode("utf-8"), MEDIA_TYPES["json"], "json"
     if fmt == "xlsx":
-        from workbench.export.xlsx import MEDIA_TYPE
-
-        return table_xlsx(view, trail or {}), MEDIA_TYPE, "xlsx"
+        return table_xlsx(view, trail or {}), MEDIA_TYPES["xlsx"], "xlsx"
     buf = io.StringIO(newline="")
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\r\n")
     w.writeheader()
     for c in view.cells:
         w.writerow({k: csv_cell(v) for k, v in cell_row(c).items()})
-    return buf.getvalue().encode("utf-8-sig"), "text/csv", "csv"
+    return buf.getvalue().encode("utf-8-sig"), MEDIA_TYPES["csv"], "csv"
 
 
 def cli_row(c: TableCell) -> dict:
