@@ -82,8 +82,10 @@ MARKS: dict[str, tuple[str, str]] = {
                               "never read as \"No\""),
 }
 CITATION_COLUMNS = ["Cell", "Document", "Question", "Evidence ID", "Page", "PDF page", "Quote", "Quote SHA-256",
-                    "Status", "Reviewer label", "Cell review", "Reviewer correction", "Corrected by", "Reason",
-                    "Stale", "Evidence link", "Run ID"]
+                    "Start", "End", "Status", "Reviewer label", "Cell review", "Reviewer correction", "Corrected by",
+                    "Reason", "Stale", "Evidence link", "Run ID", "Document SHA-256"]
+HASH_NOTE = ("SHA-256 (UTF-8) of the quote's characters in the document's text, from Start to End, as the workbench "
+             "extracted it; the Quote column shows them with each run of whitespace as one space")
 TRAIL_COLUMNS = ["Cell", "Document", "Question", "When (UTC)", "Reviewer", "Kind", "Evidence ID", "Label", "Before",
                  "Verifier", "Correction", "Note", "Run ID", "Event ID"]
 
@@ -134,8 +136,8 @@ def table_xlsx(view: TableView, trail: dict[tuple[str, str], list[ReviewEvent]])
         cells = {c.column_key: c for c in view.cells if c.row_key == r.key}
         grid.rows.append([r.filename, *[Cell(xlsx_cell_text(cells[c.key]), fill=cell_mark(cells[c.key]))
                                         if c.key in cells else None for c in t.columns], r.document_id])
-    cites = Sheet(SHEETS[1], CITATION_COLUMNS, widths=[7, 28, 20, 12, 10, 8, 60, 24, 10, 12, 12, 24, 14, 24, 20, 30, 14],
-                  autofilter=True)
+    cites = Sheet(SHEETS[1], CITATION_COLUMNS, autofilter=True,
+                  widths=[7, 28, 20, 12, 8, 8, 60, 24, 8, 8, 10, 12, 12, 24, 14, 24, 20, 30, 14, 24])
     audit = Sheet(SHEETS[2], TRAIL_COLUMNS, widths=[7, 28, 20, 20, 14, 11, 12, 11, 11, 11, 24, 40, 14, 8],
                   autofilter=True)
     for c in view.cells:
@@ -144,9 +146,9 @@ def table_xlsx(view: TableView, trail: dict[tuple[str, str], list[ReviewEvent]])
         for x in c.citations:
             cites.rows.append([Cell(v, fill=mark) for v in (
                 where, c.filename, c.column_key, x.requirement_id, x.page_label or x.page, x.page, x.quote,
-                x.text_sha256, x.final_status, x.human_label, c.review, c.short_answer if fix else None,
-                c.reviewed_by if fix else None, c.review_note if fix else None, "; ".join(c.stale),
-                deep_link(c.run_id, x.requirement_id), c.run_id)])
+                x.text_sha256, x.start, x.end, x.final_status, x.human_label, c.review,
+                c.short_answer if fix else None, c.reviewed_by if fix else None, c.review_note if fix else None,
+                "; ".join(c.stale), deep_link(c.run_id, x.requirement_id), c.run_id, x.document_id)])
         for e in trail.get((c.row_key, c.column_key), []):
             audit.rows.append([where, c.filename, c.column_key, e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), e.reviewer,
                                e.kind, None if e.requirement_id == CELL_ID else e.requirement_id, e.label,
@@ -158,5 +160,6 @@ def table_xlsx(view: TableView, trail: dict[tuple[str, str], list[ReviewEvent]])
                     *[[c.key, c.question] for c in t.columns], [],
                     ["Table", f"{t.name} ({t.table_id})"], ["Engine version", view.engine_version],
                     ["Cells", ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(view.counts.items()))],
-                    ["Cell text", "short answer → normalised form [citation IDs]; see Citations for each quote"]]
+                    ["Cell text", "short answer → normalised form [citation IDs]; see Citations for each quote"],
+                    ["Quote SHA-256", HASH_NOTE]]
     return workbook([grid, cites, audit, legend], fills={k: fill for k, (fill, _) in MARKS.items()})
