@@ -123,38 +123,51 @@ def xlsx_cell_text(c: TableCell) -> str:
 def table_xlsx(view: TableView, trail: dict[tuple[str, str], list[ReviewEvent]]) -> bytes:
     """The workbook: Table (a row per document, a column per question), Citations (every citation
     of every cell, with its quote's SHA-256 and any correction), Audit trail (every review event of
-    every cell's runs), Legend (the fills, the questions, the table)."""
+    every cell's runs), Legend (the fills, the questions, the table). Rows are generated as the
+    sheets are written, so a large table is never all in memory twice."""
     from workbench.export.xlsx import Cell, Sheet, cell_ref, workbook
 
     t = view.table
     col_of = {c.key: i + 1 for i, c in enumerate(t.columns)}
     row_of = {r.key: i + 1 for i, r in enumerate(t.rows)}
-    ref = {(c.row_key, c.column_key): cell_ref(row_of[c.row_key], col_of[c.column_key]) for c in view.cells}
-    grid = Sheet(SHEETS[0], ["Document", *[c.key for c in t.columns], "Document SHA-256"],
-                 widths=[34, *[36] * len(t.columns), 30], freeze_columns=1, autofilter=True)
-    for r in t.rows:
-        cells = {c.column_key: c for c in view.cells if c.row_key == r.key}
-        grid.rows.append([r.filename, *[Cell(xlsx_cell_text(cells[c.key]), fill=cell_mark(cells[c.key]))
-                                        if c.key in cells else None for c in t.columns], r.document_id])
-    cites = Sheet(SHEETS[1], CITATION_COLUMNS, autofilter=True,
-                  widths=[7, 28, 20, 12, 8, 8, 60, 24, 8, 8, 10, 12, 12, 24, 14, 24, 20, 30, 14, 24])
-    audit = Sheet(SHEETS[2], TRAIL_COLUMNS, widths=[7, 28, 20, 20, 14, 11, 12, 11, 11, 11, 24, 40, 14, 8],
-                  autofilter=True)
+    by_row: dict[str, dict[str, TableCell]] = {}
     for c in view.cells:
-        mark, where = cell_mark(c), ref[(c.row_key, c.column_key)]
-        fix = c.review == "corrected"
-        for x in c.citations:
-            cites.rows.append([Cell(v, fill=mark) for v in (
-                where, c.filename, c.column_key, x.requirement_id, x.page_label or x.page, x.page, x.quote,
-                x.text_sha256, x.start, x.end, x.final_status, x.human_label, c.review,
-                c.short_answer if fix else None, c.reviewed_by if fix else None, c.review_note if fix else None,
-                "; ".join(c.stale), deep_link(c.run_id, x.requirement_id), c.run_id, x.document_id)])
-        for e in trail.get((c.row_key, c.column_key), []):
-            audit.rows.append([where, c.filename, c.column_key, e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), e.reviewer,
-                               e.kind, None if e.requirement_id == CELL_ID else e.requirement_id, e.label,
-                               e.previous_label, e.verifier_verdict, e.value, e.note, e.run_id, e.id])
+        by_row.setdefault(c.row_key, {})[c.column_key] = c
+
+    def where(c: TableCell) -> str:
+        return cell_ref(row_of[c.row_key], col_of[c.column_key])
+
+    def grid_rows():
+        for r in t.rows:
+            cells = by_row.get(r.key, {})
+            yield [r.filename, *[Cell(xlsx_cell_text(cells[c.key]), fill=cell_mark(cells[c.key]))
+                                 if c.key in cells else None for c in t.columns], r.document_id]
+
+    def citation_rows():
+        for c in view.cells:
+            mark, fix = cell_mark(c), c.review == "corrected"
+            for x in c.citations:
+                yield [Cell(v, fill=mark) for v in (
+                    where(c), c.filename, c.column_key, x.requirement_id, x.page_label or x.page, x.page, x.quote,
+                    x.text_sha256, x.start, x.end, x.final_status, x.human_label, c.review,
+                    c.short_answer if fix else None, c.reviewed_by if fix else None, c.review_note if fix else None,
+                    "; ".join(c.stale), deep_link(c.run_id, x.requirement_id), c.run_id, x.document_id)]
+
+    def trail_rows():
+        for c in view.cells:
+            for e in trail.get((c.row_key, c.column_key), []):
+                yield [where(c), c.filename, c.column_key, e.timestamp.strftime("%Y-%m-%d %H:%M:%S"), e.reviewer,
+                       e.kind, None if e.requirement_id == CELL_ID else e.requirement_id, e.label, e.previous_label,
+                       e.verifier_verdict, e.value, e.note, e.run_id, e.id]
+
+    grid = Sheet(SHEETS[0], ["Document", *[c.key for c in t.columns], "Document SHA-256"], grid_rows(),
+                 widths=[34, *[36] * len(t.columns), 30], freeze_columns=1, autofilter=True)
+    cites = Sheet(SHEETS[1], CITATION_COLUMNS, citation_rows(), autofilter=True,
+                  widths=[7, 28, 20, 12, 8, 8, 60, 24, 8, 8, 10, 12, 12, 24, 14, 24, 20, 30, 14, 24])
+    audit = Sheet(SHEETS[2], TRAIL_COLUMNS, trail_rows(), autofilter=True,
+                  widths=[7, 28, 20, 20, 14, 11, 12, 11, 11, 11, 24, 40, 14, 8])
     legend = Sheet(SHEETS[3], ["Fill", "Meaning"], widths=[24, 90])
-    legend.rows += [[Cell(name.replace("_", " "), fill=name), text] for name, (_, text) in MARKS.items()]
+    legend.rows = [[Cell(name.replace("_", " "), fill=name), text] for name, (_, text) in MARKS.items()]
     legend.rows += [["(no fill)", "Answered from verified evidence, current; accepted or not yet reviewed"], [],
                     [Cell("Question", bold=True), Cell("Asked of every document", bold=True)],
                     *[[c.key, c.question] for c in t.columns], [],

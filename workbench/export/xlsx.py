@@ -19,10 +19,12 @@ The bytes are the same for the same sheets (fixed zip timestamps): an export can
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -33,6 +35,7 @@ _BAD_SHEET_NAME = re.compile(r"[\[\]:*?/\\]")
 _LITERAL_ESCAPE = re.compile(r"_(?=x[0-9A-Fa-f]{4}_)")
 _NOT_XML = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]")  # \t and \n are kept; CR is escaped
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NEEDS_WORK = re.compile("_x|[\x00-\x08\x0b-\x1f\ufffe\uffff\ud800-\udfff]")
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 NS_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -55,11 +58,11 @@ class Cell:
 @dataclass
 class Sheet:
     """One worksheet: a header row (bold), then rows of values or Cells. `widths`: characters per
-    column; `freeze`: the header row (and with freeze_columns the first columns) stays in view."""
+    column; the header row (and the first `freeze_columns` columns) stays in view."""
 
     name: str
     header: list[str]
-    rows: list[list[Value | Cell]] = field(default_factory=list)
+    rows: Iterable[Sequence[Value | Cell]] = field(default_factory=list)  # a generator is read once
     widths: list[float] = field(default_factory=list)
     freeze_columns: int = 0
     autofilter: bool = False
@@ -85,6 +88,8 @@ def xml_text(value: str) -> str:
     escapes for the characters XML cannot hold, then &, < and > escaped."""
     if len(value) > MAX_CELL_CHARS:
         value = value[: MAX_CELL_CHARS - len(TRUNCATED)] + TRUNCATED
+    if not _NEEDS_WORK.search(value):  # the common case: only &, < and > to escape
+        return escape(value)
     value = _LITERAL_ESCAPE.sub("_x005F_", value)
     value = _SURROGATE.sub("\ufffd", value)
     value = _NOT_XML.sub(lambda m: f"_x{ord(m.group()):04X}_", value)
@@ -147,27 +152,35 @@ def _cell_xml(ref: str, item: Value | Cell, styles: _Styles, bold: bool = False)
     return f'<c r="{ref}" s="{style}" t="inlineStr"><is><t xml:space="preserve">{xml_text(value)}</t></is></c>'
 
 
-def _sheet_xml(sheet: Sheet, styles: _Styles, selected: bool) -> str:
-    ncols = max(1, len(sheet.header), *(len(r) for r in sheet.rows))
-    last = cell_ref(len(sheet.rows), max(0, ncols - 1))
+def _write_sheet(out: BinaryIO, sheet: Sheet, styles: _Styles, selected: bool) -> int:
+    """Write the worksheet part row by row (rows may be a generator: a large table is never one
+    string in memory); returns the number of rows under the header."""
     fx = sheet.freeze_columns
     pane = "bottomRight" if fx else "bottomLeft"
     tab = ' tabSelected="1"' if selected else ""
     split = f' xSplit="{fx}"' if fx else ""
     top = cell_ref(1, fx)
-    view = (f'<sheetViews><sheetView workbookViewId="0"{tab}><pane{split} ySplit="1" topLeftCell="{top}" '
-            f'activePane="{pane}" state="frozen"/><selection pane="{pane}" activeCell="{top}" sqref="{top}"/>'
-            "</sheetView></sheetViews>")
     cols = "".join(f'<col min="{i + 1}" max="{i + 1}" width="{w:g}" customWidth="1"/>' for i, w in enumerate(sheet.widths))
-    rows = []
-    for r, values in enumerate([sheet.header, *sheet.rows]):
-        cells = "".join(_cell_xml(cell_ref(r, c), v, styles, bold=r == 0) for c, v in enumerate(values))
-        rows.append(f'<row r="{r + 1}">{cells}</row>')
-    cols = f"<cols>{cols}</cols>" if cols else ""
-    autofilter = f'<autoFilter ref="{_filter_range(sheet)}"/>' if sheet.autofilter else ""
-    return (f'{_HEAD}<worksheet xmlns="{NS_MAIN}" xmlns:r="{NS_REL}"><dimension ref="A1:{last}"/>{view}'
-            f'<sheetFormatPr defaultRowHeight="15"/>{cols}<sheetData>{"".join(rows)}</sheetData>{autofilter}'
-            "</worksheet>")
+    out.write((f'{_HEAD}<worksheet xmlns="{NS_MAIN}" xmlns:r="{NS_REL}">'
+               f'<sheetViews><sheetView workbookViewId="0"{tab}><pane{split} ySplit="1" topLeftCell="{top}" '
+               f'activePane="{pane}" state="frozen"/><selection pane="{pane}" activeCell="{top}" sqref="{top}"/>'
+               f'</sheetView></sheetViews><sheetFormatPr defaultRowHeight="15"/>'
+               f'{f"<cols>{cols}</cols>" if cols else ""}<sheetData>').encode())
+    letters: list[str] = []
+    chunk: list[str] = []
+    n = 0
+    for r, values in enumerate(itertools.chain([sheet.header], sheet.rows)):
+        while len(letters) < len(values):
+            letters.append(column_letter(len(letters)))
+        cells = "".join(_cell_xml(f"{letters[c]}{r + 1}", v, styles, bold=r == 0) for c, v in enumerate(values))
+        chunk.append(f'<row r="{r + 1}">{cells}</row>')
+        n = r
+        if len(chunk) >= 500:
+            out.write("".join(chunk).encode("utf-8"))
+            chunk.clear()
+    autofilter = f'<autoFilter ref="{_filter_range(sheet, n)}"/>' if sheet.autofilter else ""
+    out.write(("".join(chunk) + f"</sheetData>{autofilter}</worksheet>").encode("utf-8"))
+    return n
 
 
 def workbook(sheets: Sequence[Sheet], fills: Mapping[str, str] | None = None) -> bytes:
@@ -191,33 +204,40 @@ def workbook(sheets: Sequence[Sheet], fills: Mapping[str, str] | None = None) ->
           'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>')
     root_rels = (f'{_HEAD}<Relationships xmlns="{NS_PKG_REL}"><Relationship Id="rId1" '
                  f'Type="{NS_REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>')
-    filters = "".join(
-        f'<definedName name="_xlnm._FilterDatabase" localSheetId="{i}" hidden="1">'
-        f"{escape(_quoted_sheet(s.name))}!{_filter_range(s, absolute=True)}"
-        "</definedName>" for i, s in enumerate(sheets) if s.autofilter)
-    book = (f'{_HEAD}<workbook xmlns="{NS_MAIN}" xmlns:r="{NS_REL}"><bookViews><workbookView activeTab="0"/></bookViews>'
-            "<sheets>" + "".join(f'<sheet name={quoteattr(s.name)} sheetId="{i + 1}" r:id="rId{i + 1}"/>'
-                                 for i, s in enumerate(sheets)) + "</sheets>"
-            + (f"<definedNames>{filters}</definedNames>" if filters else "") + "</workbook>")
     book_rels = (f'{_HEAD}<Relationships xmlns="{NS_PKG_REL}">'
                  + "".join(f'<Relationship Id="rId{i + 1}" Type="{NS_REL}/worksheet" Target="worksheets/sheet{i + 1}.xml"/>'
                            for i in range(n))
                  + f'<Relationship Id="rId{n + 1}" Type="{NS_REL}/styles" Target="styles.xml"/></Relationships>')
-    parts = [("[Content_Types].xml", content_types), ("_rels/.rels", root_rels), ("xl/workbook.xml", book),
-             ("xl/_rels/workbook.xml.rels", book_rels), ("xl/styles.xml", styles.xml())]
-    parts += [(f"xl/worksheets/sheet{i + 1}.xml", _sheet_xml(s, styles, i == 0)) for i, s in enumerate(sheets)]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
-        for name, text in parts:
-            info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, text.encode("utf-8"))
+        for name, text in (("[Content_Types].xml", content_types), ("_rels/.rels", root_rels),
+                           ("xl/_rels/workbook.xml.rels", book_rels), ("xl/styles.xml", styles.xml())):
+            z.writestr(_part(name), text.encode("utf-8"))
+        counts = []
+        for i, s in enumerate(sheets):
+            with z.open(_part(f"xl/worksheets/sheet{i + 1}.xml"), "w") as out:
+                counts.append(_write_sheet(out, s, styles, i == 0))
+        filters = "".join(
+            f'<definedName name="_xlnm._FilterDatabase" localSheetId="{i}" hidden="1">'
+            f"{escape(_quoted_sheet(s.name))}!{_filter_range(s, counts[i], absolute=True)}"
+            "</definedName>" for i, s in enumerate(sheets) if s.autofilter)
+        book = (f'{_HEAD}<workbook xmlns="{NS_MAIN}" xmlns:r="{NS_REL}"><bookViews><workbookView activeTab="0"/>'
+                "</bookViews><sheets>" + "".join(f'<sheet name={quoteattr(s.name)} sheetId="{i + 1}" r:id="rId{i + 1}"/>'
+                                                 for i, s in enumerate(sheets)) + "</sheets>"
+                + (f"<definedNames>{filters}</definedNames>" if filters else "") + "</workbook>")
+        z.writestr(_part("xl/workbook.xml"), book.encode("utf-8"))
     return buf.getvalue()
 
 
-def _filter_range(sheet: Sheet, *, absolute: bool = False) -> str:
-    """The header row's columns down to the last row: what the autofilter spans."""
-    col, last = column_letter(max(0, len(sheet.header) - 1)), len(sheet.rows) + 1
+def _part(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)  # fixed: the same sheets give the same bytes
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def _filter_range(sheet: Sheet, rows: int, *, absolute: bool = False) -> str:
+    """The header row's columns down to the last of `rows` rows: what the autofilter spans."""
+    col, last = column_letter(max(0, len(sheet.header) - 1)), rows + 1
     return f"$A$1:${col}${last}" if absolute else f"A1:{col}{last}"
 
 
