@@ -177,3 +177,9 @@ def test_the_audit_trail_lists_every_review_event_of_every_cell(book):
             event["Event ID"]) == ("C2", "dana", "correction", "60 days", "the side letter says 60",
                                    "2025-03-01 12:00:00", 7)
     assert event["Evidence ID"] is None  # a correction is of the cell, not of one evidence item
+
+
+def test_rows_may_be_a_generator_and_the_autofilter_spans_every_row_written():
+    book = Workbook(workbook([Sheet("S", ["n"], rows=([i] for i in range(3)), autofilter=True)]))
+    assert book.rows("S") == [["n"], [0], [1], [2]]
+    assert "'S'!$A$1:$A$4" in book.zip.read("xl/workbook.xml").decode() and 'ref="A1:A4"' in book.xml("S")
