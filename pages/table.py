@@ -280,7 +280,11 @@ def live() -> None:
 
 live()
 with st.expander("Export"):
+    st.caption("XLSX: a row per document and a column per question, stale, corrected and not-found cells filled "
+               "(see its Legend sheet), every citation and every cell's review events on their own sheets. "
+               "Each file is made when you click, with the reviews made up to then.")
     for fmt in wb.TABLE_FORMATS:
-        data, media, ext = wb.export_table(table.table_id, fmt)
-        st.download_button(f"Download {fmt.upper()}", data, file_name=f"table-{table.table_id}.{ext}", mime=media,
-                           key=f"table_dl_{fmt}")
+        st.download_button(f"Download {fmt.upper()}",
+                           lambda fmt=fmt: wb.export_table(table.table_id, fmt)[0],  # made on click, not each rerun
+                           file_name=f"table-{table.table_id}.{fmt}", mime=wb.table_media_type(fmt),
+                           key=f"table_dl_{fmt}", on_click="ignore")

@@ -38,6 +38,8 @@ EXAMPLES = """examples:
   workbench review RUN_ID REQ-P003 --label unsupported --reviewer dana --note "about storage"
   workbench export RUN_ID --format bibtex --out refs.bib
   workbench table contracts/*.pdf --questions contract --json
+  workbench table export TABLE_ID --format xlsx --out table.xlsx
+  workbench table correct TABLE_ID services.pdf "Governing law" --answer Delaware --reason "§12.3" --reviewer dana
 
 --json prints one JSON object per line. Exit status: 0 done, 2 bad input or not found."""
 
@@ -758,12 +760,14 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 def _cmd_table(args: argparse.Namespace) -> int:
     """`table DOCS… --questions FILE|contract`: build (or, with --table ID, grow) a review table and
     run its new and stale cells, in this process (then print every cell) or on the workers with
-    --queue (then print the table id). `table show ID`, `table export ID --format F --out PATH`,
-    `table list`."""
+    --queue (then print the table id). `table show ID`, `table export ID --format xlsx|csv|json --out
+    PATH`, `table list`; a reviewer's word on a cell, appended as a review event with who and why:
+    `table correct ID DOC QUESTION --answer TEXT --reason WHY` (--reset withdraws it), `table review
+    ID DOC QUESTION --label supported|unsupported` (on the evidence the short answer rests on)."""
     from workbench.service import Workbench
 
     words = list(args.args)
-    action = words[0] if words[0] in ("show", "export", "list") and not Path(words[0]).exists() else "build"
+    action = words[0] if words[0] in TABLE_ACTIONS and not Path(words[0]).exists() else "build"
     wb = Workbench(_settings())
     if action == "list":
         rows = [{"table_id": t.table_id, "name": t.name, "documents": len(t.rows), "questions": len(t.columns),
@@ -773,6 +777,8 @@ def _cmd_table(args: argparse.Namespace) -> int:
         for r in [] if args.json else rows:
             print(f"{r['table_id']}  {r['documents']} documents x {r['questions']} questions  {r['name']}")
         return 0
+    if action in ("correct", "review"):
+        return _table_decide(wb, action, words[1:], args)
     if action in ("show", "export"):
         if len(words) != 2:
             raise UsageError(f"table {action}: name one TABLE_ID (`workbench table list` lists them)")
@@ -834,11 +840,54 @@ def _print_table(view, as_json: bool) -> None:
             print(f"  {c.column_key}: {short}{norm}{flags}" + (f"  — {cites}" if cites else ""))
 
 
+def _table_cell_keys(wb, table_id: str, doc: str, question: str) -> tuple[str, str]:
+    """The (row key, column key) a command line names: the document by file name or id, the
+    question by its label (any case) or its words; unknown names list the table's."""
+    t = wb.table(table_id)
+    fold = " ".join(question.split()).casefold()
+    row = next((r.key for r in t.rows if doc in (r.key, r.document_id)), None) \
+        or next((r.key for r in t.rows if r.key.casefold() == doc.casefold()), None)
+    col = next((c.key for c in t.columns if fold in (c.key.casefold(), " ".join(c.question.split()).casefold())), None)
+    if row is None:
+        raise UsageError(f"table {table_id} has no document {doc!r}: one of {', '.join(r.key for r in t.rows)}")
+    if col is None:
+        raise UsageError(f"table {table_id} has no question {question!r}: one of {', '.join(c.key for c in t.columns)}")
+    return row, col
+
+
+def _table_decide(wb, action: str, words: list[str], args: argparse.Namespace) -> int:
+    """`table correct|review TABLE_ID DOC QUESTION`: a reviewer's correction or label on one cell."""
+    if len(words) != 3:
+        raise UsageError(f"table {action}: name TABLE_ID DOCUMENT QUESTION (the document's file name, the "
+                         "question's label; quote names with spaces)")
+    row, col = _table_cell_keys(wb, *words)
+    if action == "correct":
+        if (args.answer is None) == (not args.reset):
+            raise UsageError("table correct: give --answer TEXT (the cell's answer as you state it), or --reset "
+                             "to withdraw the correction in force")
+        if not (args.note or "").strip():
+            raise UsageError("table correct: give --reason WHY (kept with the correction, as every decision is)")
+        ev = wb.correct_cell(words[0], row, col, None if args.reset else args.answer, args.reviewer, args.note,
+                             identity=_signed_in(wb, args))
+        what = "correction withdrawn" if args.reset else f"corrected to {ev.value!r}"
+    else:
+        if not args.label:
+            raise UsageError("table review: give --label supported (accept) or unsupported (reject)")
+        ev = wb.review_cell(words[0], row, col, args.label, args.reviewer, args.note or "",
+                           identity=_signed_in(wb, args))
+        what = f"{ev.requirement_id} labelled {ev.label}"
+    if args.json:
+        emit([{**_event_row(ev), "table_id": words[0], "document": row, "column": col, "value": ev.value}])
+    else:
+        print(f"{row} / {col}: {what} by {ev.reviewer}; event {ev.id} stored")
+    return 0
+
+
 def _table_export(wb, table_id: str, args: argparse.Namespace) -> int:
     import os
 
     if not args.format or not args.out:
-        raise UsageError("table export: give --format csv|json and --out PATH")
+        raise UsageError("table export: give --format xlsx|csv|json and --out PATH")
     out = Path(args.out)
     if out.is_dir() or not out.parent.exists():
         raise UsageError(f"--out {args.out}: not a writable file path (does its folder exist?)")
@@ -854,6 +903,7 @@ def _table_export(wb, table_id: str, args: argparse.Namespace) -> int:
 
 
 # --- parser ----------------------------------------------------------------------------------
+TABLE_ACTIONS = ("show", "export", "list", "correct", "review")
 SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
 EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
 
@@ -1010,7 +1060,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("table", help="a review table: documents x checklist questions, every cell cited",
                        description=_cmd_table.__doc__)
-    s.add_argument("args", nargs="+", metavar="DOCS… | show ID | export ID | list")
+    s.add_argument("args", nargs="+", metavar="DOCS… | show ID | export ID | list | correct ID DOC QUESTION | "
+                   "review ID DOC QUESTION")
     s.add_argument("--questions", metavar="FILE", help="one question a line (\"Label: question\"); "
                    "contract: the built-in contract checklist")
     s.add_argument("--table", metavar="TABLE_ID", help="add the documents and questions to this table: only new "
@@ -1020,8 +1071,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--source-type", choices=SOURCE_TYPES, default=None,
                    help="for PDFs not stored yet (default other)")
     s.add_argument("--timeout", type=float, default=None, metavar="S", help="stop waiting for cells after S seconds")
-    s.add_argument("--format", choices=["csv", "json"], help="export: the file format")
+    s.add_argument("--format", choices=["xlsx", "csv", "json"], help="export: the file format")
     s.add_argument("--out", metavar="PATH", help="export: the file to write")
+    s.add_argument("--answer", metavar="TEXT", help="correct: the cell's answer as the reviewer states it")
+    s.add_argument("--reset", action="store_true", help="correct: withdraw the correction in force")
+    s.add_argument("--label", choices=["supported", "unsupported"],
+                   help="review: accept (supported) or reject (unsupported) the evidence the cell rests on")
+    s.add_argument("--reason", "--note", dest="note", metavar="WHY", help="correct, review: why (recorded with it)")
+    s.add_argument("--reviewer", help="correct, review: who decides (with sign-in on: the account, its password "
+                   f"from --password-stdin or ${ACCOUNT_PASSWORD_ENV})")
     _pdf_password_options(s)
     s.add_argument("--queue", action="store_true", help="run the cells on `workbench worker` processes "
                    "(WORKBENCH_QUEUE_URL) and print the table id")

@@ -686,6 +686,7 @@ class CellCitation(BaseModel):
     quote: str
     start: int | None = None
     end: int | None = None
+    text_sha256: str | None = None  # of the quote's span as located in the document (re-checked on load)
     final_status: FinalStatus = "supported"
     human_label: FinalStatus | None = None
     ocr_confidence: float | None = None  # the quote was read by OCR (issue 42): its words' mean confidence

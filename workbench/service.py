@@ -1343,13 +1343,32 @@ class Workbench:
                                                  label="reset" if text is None else "supported", reviewer=reviewer,
                                                  note=note or "", kind="correction", value=text))
 
-    TABLE_FORMATS = ("csv", "json")
+    TABLE_FORMATS = ("xlsx", "csv", "json")
+
+    @staticmethod
+    def table_media_type(fmt: str) -> str:
+        """The media type of a table export format (its file extension is the format's name)."""
+        from workbench.export.table import MEDIA_TYPES
+
+        return MEDIA_TYPES[fmt]
 
     def export_table(self, table_id: str, fmt: str) -> tuple[bytes, str, str]:
-        """A table as csv (one line per cell, every citation in it) or json (the TableView) →
-        (bytes, media type, file extension)."""
+        """A table as xlsx (a row per document, a column per question, every citation and the
+        audit trail of every cell on their own sheets), csv (one line per cell, every citation in
+        it) or json (the TableView) → (bytes, media type, file extension)."""
         from workbench.export.table import render_table
 
         if fmt not in self.TABLE_FORMATS:
             raise WorkbenchError(f"unknown table export format {fmt!r}: use one of {', '.join(self.TABLE_FORMATS)}")
-        return render_table(self.table_view(table_id), fmt)
+        view = self.table_view(table_id)
+        return render_table(view, fmt, self._table_trail(table_id) if fmt == "xlsx" else None)
+
+    def _table_trail(self, table_id: str) -> dict[tuple[str, str], list[ReviewEvent]]:
+        """(row key, column key) → every review event on every run asked for that cell (an older
+        document version's and engine's too), in the order recorded."""
+        runs: dict[tuple[str, str], list[str]] = {}
+        for r in self.store.cell_records(table_id):
+            if r.run_id not in runs.setdefault((r.row_key, r.column_key), []) and self.store.has_run(r.run_id):
+                runs[(r.row_key, r.column_key)].append(r.run_id)
+        return {key: sorted((e for rid in ids for e in self.store.history(rid)), key=lambda e: (e.timestamp, e.id or 0))
+                for key, ids in runs.items()}

@@ -1,5 +1,6 @@
 """`workbench table`: one JSON object per cell in the shape the issue names, `table show` and
-`table export` reading the same cells; on the Redis queue the workers answer the cells."""
+`table export` (CSV, XLSX) reading the same cells, `table correct` / `table review` recording a
+reviewer's word on one cell; on the Redis queue the workers answer the cells."""
 
 from __future__ import annotations
 
@@ -79,3 +80,78 @@ def test_table_on_the_queue_is_answered_by_a_worker(queue_env, make_pdf, tmp_pat
     assert worker.wait(timeout=600) == 0, worker.stderr.read()
     law, audit = _rows(cli(queue_env, "table", "show", queued["table_id"], "--json").stdout)
     assert (law["status"], law["normalized"], audit["short_answer"]) == ("done", "Delaware", "not found")
+
+
+def test_table_export_xlsx_reads_back_a_row_per_document_and_every_citation(data_dir, make_pdf, tmp_path, capsys):
+    from tests.export.xlsx_read import Workbook
+
+    pdf = make_pdf([CONTRACT], name="services.pdf")
+    questions = tmp_path / "checklist.txt"
+    questions.write_text(QUESTIONS, encoding="utf-8")
+    assert main(["table", str(pdf), "--questions", str(questions), "--json"]) == 0
+    law, audit = _rows(capsys.readouterr().out)
+    out = tmp_path / "table.xlsx"
+    assert main(["table", "export", law["table_id"], "--format", "xlsx", "--out", str(out), "--json"]) == 0
+    (written,) = _rows(capsys.readouterr().out)
+    assert written["media_type"] == "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    book = Workbook(out.read_bytes())
+    ids = " ".join(x["requirement_id"] for x in law["citations"])
+    assert book.rows("Table")[:2] == [["Document", "Governing law", "Audit rights", "Document SHA-256"],
+                                      ["services.pdf", f"Delaware [{ids.replace(' ', ', ')}]", "not found",
+                                       law["document_id"]]]
+    cites = book.records("Citations")
+    assert [(c["Cell"], c["Evidence ID"]) for c in cites] == [("B2", x["requirement_id"]) for x in law["citations"]]
+    assert cites[0]["Quote"] == law["citations"][0]["quote"] and len(cites[0]["Quote SHA-256"]) == 64
+
+
+def test_table_correct_appends_the_reviewers_answer_with_who_and_why_and_it_wins(data_dir, make_pdf, tmp_path,
+                                                                                  capsys):
+    from tests.export.xlsx_read import Workbook
+
+    pdf = make_pdf([CONTRACT], name="services.pdf")
+    questions = tmp_path / "checklist.txt"
+    questions.write_text(QUESTIONS, encoding="utf-8")
+    assert main(["table", str(pdf), "--questions", str(questions), "--json"]) == 0
+    table_id = _rows(capsys.readouterr().out)[0]["table_id"]
+    fix = ["table", "correct", table_id, "services.pdf", "audit rights"]  # the label in any case
+
+    assert main([*fix, "--answer", "Yes", "--reviewer", "dana"]) == 2  # a correction says why
+    assert "--reason" in capsys.readouterr().err
+    assert main(["table", "correct", table_id, "other.pdf", "Audit rights", "--answer", "Yes", "--reason", "x",
+                 "--reviewer", "dana"]) == 2
+    assert "services.pdf" in capsys.readouterr().err  # unknown names list the table's
+    assert main([*fix, "--answer", "Yes, §9 (audit)", "--reason", "§9 grants it", "--reviewer", "dana", "--json"]) == 0
+    (event,) = _rows(capsys.readouterr().out)
+    assert (event["kind"], event["reviewer"], event["note"], event["value"], event["column"]) == (
+        "correction", "dana", "§9 grants it", "Yes, §9 (audit)", "Audit rights")
+
+    assert main(["table", "show", table_id, "--json"]) == 0
+    _, audit = _rows(capsys.readouterr().out)
+    assert (audit["short_answer"], audit["review"]) == ("Yes, §9 (audit)", "corrected")
+    out = tmp_path / "table.xlsx"
+    assert main(["table", "export", table_id, "--format", "xlsx", "--out", str(out)]) == 0
+    book = Workbook(out.read_bytes())
+    assert book.rows("Table")[1][2] == "Yes, §9 (audit) (corrected by dana; the engine said: not found)"
+    (trail,) = book.records("Audit trail")
+    assert (trail["Cell"], trail["Kind"], trail["Correction"], trail["Note"]) == (
+        "C2", "correction", "Yes, §9 (audit)", "§9 grants it")
+
+    assert main([*fix, "--reset", "--reason", "wrong contract", "--reviewer", "dana"]) == 0
+    assert "correction withdrawn" in capsys.readouterr().out
+    assert main(["table", "show", table_id, "--json"]) == 0
+    assert _rows(capsys.readouterr().out)[1]["short_answer"] == "not found"
+
+
+def test_table_review_rejects_the_evidence_a_cell_rests_on(data_dir, make_pdf, tmp_path, capsys):
+    pdf = make_pdf([CONTRACT], name="services.pdf")
+    questions = tmp_path / "checklist.txt"
+    questions.write_text("Governing law: Which state's laws govern this agreement?\n", encoding="utf-8")
+    assert main(["table", str(pdf), "--questions", str(questions), "--json"]) == 0
+    (law,) = _rows(capsys.readouterr().out)
+    assert main(["table", "review", law["table_id"], "services.pdf", "Governing law", "--label", "unsupported",
+                 "--reason", "venue, not law", "--reviewer", "dana"]) == 0
+    assert f"{law['citations'][0]['requirement_id']} labelled unsupported by dana" in capsys.readouterr().out
+    assert main(["table", "show", law["table_id"], "--json"]) == 0
+    (cell,) = _rows(capsys.readouterr().out)  # its only quote rejected, the cell reads "not found", rejected
+    assert (cell["short_answer"], cell["result"], cell["review"]) == ("not found", "NO_AUTHORITATIVE_EVIDENCE",
+                                                                      "rejected")

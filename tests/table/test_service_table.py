@@ -133,3 +133,30 @@ def test_rejecting_the_quote_a_cell_rests_on_moves_the_cell_off_it(built):
     after = _cell(wb, table.table_id, ADAMS, "Agreement date")
     assert after.basis != date.basis and date.basis not in [c.requirement_id for c in after.citations]
     assert wb.reviewed(date.run_id).status_for(date.basis).final_status == "unsupported"
+
+
+def test_the_xlsx_export_is_the_table_as_read_and_every_quote_hashes_to_its_document_text(built):
+    from tests.export.xlsx_read import Workbook
+    from workbench.models import sha256_text
+
+    wb, table, _ = built
+    data, media, ext = wb.export_table(table.table_id, "xlsx")
+    assert (media, ext) == ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx")
+    book, view = Workbook(data), wb.table_view(table.table_id)
+    grid = book.rows("Table")
+    assert grid[0] == ["Document", *[c.key for c in view.table.columns], "Document SHA-256"]
+    assert [r[0] for r in grid[1:]] == [r.filename for r in view.table.rows]  # a row per document
+    legend = {c.value: c.fill for c in book.cells("Legend").values()}
+    cells = book.cells("Table")
+    for i, row in enumerate(view.table.rows):
+        for j, col in enumerate(view.table.columns):
+            c, shown = view.cell(row.key, col.key), cells[f"{'BCDEFGH'[j]}{i + 2}"]
+            assert all(x.requirement_id in shown.value for x in c.citations)
+            want = ("stale" if c.status == "stale" else "corrected" if c.review == "corrected"
+                    else "not found" if c.result == NO_AUTHORITATIVE_EVIDENCE else None)
+            assert shown.fill == (legend[want] if want else None), (row.key, col.key, c.status, c.review)
+    cites = book.records("Citations")
+    assert len(cites) == sum(len(c.citations) for c in view.cells) > 0
+    for r in cites:  # an auditor recomputes each hash from the document's text and the offsets
+        exact = wb.parsed(r["Document SHA-256"]).text[r["Start"]:r["End"]]
+        assert sha256_text(exact) == r["Quote SHA-256"] and " ".join(exact.split()) == r["Quote"]

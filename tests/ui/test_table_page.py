@@ -47,6 +47,9 @@ def test_table_page_builds_a_table_from_a_typed_checklist_and_fills_the_grid(dat
     texts = [t.value for t in at.text]
     assert any("laws of the State of Delaware" in t for t in texts)  # the cell's quote, as text
     assert at.button(key=next(b.key for b in at.button if b.key and b.key.startswith("open_"))).label == "Open"
+    # the exports are offered, XLSX first; each file is made on click (its bytes: tests/export/test_xlsx.py)
+    downloads = [d.proto for d in at.get("download_button")]
+    assert [d.label for d in downloads] == ["Download XLSX", "Download CSV", "Download JSON"]
 
 
 def _frame(proto):

@@ -110,6 +110,7 @@ def citation(s: EvidenceStatus) -> CellCitation:
     return CellCitation(requirement_id=ev.requirement_id, document_id=ev.document_id,
                         page=sp.page if sp else None, page_label=sp.page_label if sp else None,
                         quote=" ".join(_quote(s).split()), start=sp.start if sp else None, end=sp.end if sp else None,
+                        text_sha256=sp.text_sha256 if sp else None,
                         final_status=s.final_status, human_label=s.human_label,
                         ocr_confidence=sp.ocr_confidence if sp else None,
                         ocr_min_confidence=sp.ocr_min_confidence if sp else None)
