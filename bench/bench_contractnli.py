@@ -42,6 +42,14 @@ def covers(span, gold: list[tuple[int, int]]) -> bool:
     return any(min(span.end, e) - max(span.start, s) >= 0.5 * (e - s) for s, e in gold)
 
 
+def contradiction_f1(rows: list[dict]) -> tuple[float, int]:
+    """F1 of the verdict "contradicted" against ContractNLI's Contradiction label, and the count of those."""
+    y = np.array([r["label"] == "Contradiction" for r in rows])
+    pred = np.array([r.get("verdict") == "contradicted" for r in rows])
+    tp = float((y & pred).sum())
+    return (round(2 * tp / max(1.0, y.sum() + pred.sum()), 3), int(y.sum()))
+
+
 def report(rows: list[dict], name: str) -> dict:
     y = np.array([r["label"] == "Entailment" for r in rows])
     pred = np.array([r["supported"] for r in rows])
@@ -50,9 +58,14 @@ def report(rows: list[dict], name: str) -> dict:
            "supported_when_entailed": round(float(pred[y].mean()), 3),
            "supported_otherwise": round(float(pred[~y].mean()), 3),
            "recall_at_5": round(float(np.mean([r["hit"] for r in with_gold])), 3), "with_gold": len(with_gold)}
+    out["contradiction_f1"], out["contradictions"] = contradiction_f1(rows)
+    plain = [r for r in rows if not r.get("facts_differ")]
+    out["contradiction_f1_no_fact_differs"], out["contradictions_no_fact_differs"] = contradiction_f1(plain)
     print(f"  {name:32s} n={out['n']:4d}  balanced accuracy {out['balanced_accuracy']:.3f} (supported: entailed "
           f"{out['supported_when_entailed']:.2f}, others {out['supported_otherwise']:.2f}); evidence recall@5 "
-          f"{out['recall_at_5']:.3f} (n={out['with_gold']})")
+          f"{out['recall_at_5']:.3f} (n={out['with_gold']}); contradiction F1 {out['contradiction_f1']:.3f} "
+          f"(n={out['contradictions']}), where no fact differs {out['contradiction_f1_no_fact_differs']:.3f} "
+          f"(n={out['contradictions_no_fact_differs']})")
     return out
 
 
@@ -76,6 +89,7 @@ def main(argv=None) -> int:
     from bench.common import render_text_pdf
     from train.build_pairs import TRAIN_HYPS
     from workbench.config import Settings
+    from workbench.judgment.facts import compare
     from workbench.service import Workbench
 
     print(f"workbench from {Path(workbench.__file__).resolve().parent}", file=sys.stderr)
@@ -131,7 +145,9 @@ def main(argv=None) -> int:
                              "gold": [covers(u, gold) for u in units],
                              "support": engine.SCORES("support", hyp[k], texts,
                                                       [u.document_id for u in units]).tolist()})
+            gold_texts = [doc["text"][slice(*doc["spans"][si])] for si in ann[k]["spans"]]
             rows.append({"doc": doc["id"], "hyp": k, "label": ann[k]["choice"], "supported": c.supported,
+                         "verdict": c.verdict, "facts_differ": any(compare(hyp[k], t).conflicts for t in gold_texts),
                          "score": c.score, "gold": gold, "hit": any(covers(sp, gold) for sp in c.evidence),
                          "reason": c.reason})
     print(f"ContractNLI dev through `verify`: {len({r['doc'] for r in rows})} NDAs, {len(rows)} claims; "

@@ -303,8 +303,9 @@ def _print_answers(wb, runs) -> None:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    """Ingest the PDF, check each claim (one per line) against it: per claim supported or not,
-    score, reason and the best evidence spans with page, offsets, text and boxes."""
+    """Ingest the PDF, check each claim (one per line) against it: per claim its verdict
+    (supported, contradicted or not stated; `supported` the boolean of old), score, reason and the
+    evidence spans with page, offsets, text and boxes, the deciding span first."""
     from workbench.service import Workbench
 
     claims = [" ".join(c.split()) for c in args.claim or [] if c.strip()]
@@ -322,13 +323,13 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     doc_id = wb.ingest(path, password=_pdf_password(args)).id
     checks = wb.check_claims(claims, [doc_id], backend=args.backend or "rules")
     for c in checks:
-        row = {"claim": c.claim, "supported": c.supported, "score": c.score, "reason": c.reason,
+        row = {"claim": c.claim, "verdict": c.verdict, "supported": c.supported, "score": c.score, "reason": c.reason,
                "evidence": [{"page": e.page, "page_label": e.page_label, "start": e.start, "end": e.end, "text": e.text,
                              "rects": [list(r) for r in e.rects]} for e in c.evidence]}
         if args.json:
             emit([row])
         else:
-            mark = "SUPPORTED  " if c.supported else "UNSUPPORTED"
+            mark = {"supported": "SUPPORTED   ", "contradicted": "CONTRADICTED"}.get(c.verdict, "NOT STATED  ")
             where = f" ({c.evidence[0].cite})" if c.evidence else ""
             print(f"{mark} {c.score:.2f}{where}  {c.claim}\n    {c.reason}")
     return 0
@@ -359,7 +360,7 @@ def _cmd_check_draft(args: argparse.Namespace) -> int:
         emit([json.loads(wb.export_draft(run.run_id, "json")[0])])
         return 0
     for n, s in enumerate(rr.answer.sentences, 1):
-        mark = "SUPPORTED  " if s.supported else "UNSUPPORTED"
+        mark = "SUPPORTED  " if s.supported else "CONTRADICTED" if s.verdict == "contradicted" else "UNSUPPORTED"
         print(f"{n:>3}. {mark} {s.score or 0:.2f}  {s.text}\n     {s.reason}")
     print(f"run {run.run_id}: {round(rr.answer.support_ratio * 100)} % of sentences supported ({rr.badge})")
     return 0

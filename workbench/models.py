@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 SourceType = Literal["statute", "policy", "contract", "paper", "other"]
 SOURCE_TYPES: tuple[str, ...] = ("statute", "policy", "contract", "paper", "other")
@@ -17,6 +17,16 @@ ID_PREFIX: dict[str, str] = {"statute": "S", "policy": "P", "contract": "C", "pa
 
 Confidence = Literal["high", "medium", "low"]
 GroundingConfidence = Literal["high", "medium", "low", "insufficient"]
+Verdict = Literal["supported", "contradicted", "not_stated"]
+
+
+def _verdict_from_supported(data: Any) -> Any:
+    """Records written before verdicts existed: supported, or not stated (never a guessed contradiction)."""
+    if isinstance(data, dict) and data.get("verdict") is None and "supported" in data:
+        data = {**data, "verdict": "supported" if data["supported"] else "not_stated"}
+    return data
+
+
 RejectionReason = Literal[
     "does_not_address_question",
     "requires_inference",
@@ -304,6 +314,8 @@ class SentenceSupport(BaseModel):
     citations: list[str] = Field(default_factory=list)
     supported: bool
     reason: str = ""
+    verdict: Verdict = "not_stated"  # supported, contradicted (its evidence says otherwise) or not stated
+    _fill_verdict = model_validator(mode="before")(_verdict_from_supported)
     score: float | None = None  # a checked draft's sentence: the claim verifier's score in [0, 1]
     answers: float | None = None  # P(the evidence it cites answers the question): its best citation's
 
@@ -333,13 +345,18 @@ class Answer(BaseModel):
 
 
 class ClaimCheck(BaseModel):
-    """Per-claim verdict of `workbench verify` (seed 004)."""
+    """Per-claim verdict of `workbench verify` (seed 004): `supported` (the boolean of old) and
+    `verdict`, which tells a claim the documents contradict from one they do not state; the first
+    evidence span is the deciding one (the span that states or contradicts it)."""
 
     claim: str
     supported: bool
     score: float
     reason: str
+    verdict: Verdict = "not_stated"
     evidence: list[Span] = Field(default_factory=list)
+
+    _fill_verdict = model_validator(mode="before")(_verdict_from_supported)
 
 
 class StageEvent(BaseModel):

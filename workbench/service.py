@@ -309,7 +309,8 @@ class Workbench:
             ok, _score, why = engine.claim_support(c.claim, [e.text for e in c.evidence])
             supported = c.supported and ok
             reason = c.reason if ok or not c.supported else f"{why}; rules: {c.reason}"
-            out.append(c.model_copy(update={"supported": supported, "reason": reason,
+            verdict = c.verdict if supported or not c.supported else "not_stated"
+            out.append(c.model_copy(update={"supported": supported, "reason": reason, "verdict": verdict,
                                             "score": c.score if supported or not c.supported else min(c.score, 0.49)}))
         return out
 
@@ -1082,7 +1083,7 @@ class Workbench:
                         labels[int(n)] = ev.label
             for n, label in labels.items():
                 s = stored.answer.sentences[n - 1]
-                if s.score is None or s.reason.startswith("Not supported: "):
+                if s.score is None or s.reason.startswith(("Not supported: ", "Contradicted: ", "Not stated: ")):
                     continue
                 rows.append({"run_id": stored.run_id, "sentence": n, "score": s.score, "verifier": s.supported,
                              "human": label == "supported"})

@@ -134,3 +134,15 @@ def test_fact_absent_from_passage_is_missing_not_conflict(virginia):
 
 def test_section_references_are_not_numbers():
     assert [f.kind for f in extract("as set out in Section 14.2 and Article 5")] == []
+
+
+@pytest.mark.parametrize("claim,passage,conflicts", [
+    ("Incidents are reported within 72 hours.", "Every incident must be reported within 24 hours of discovery.", True),
+    ("Incidents are reported within 24 hours.", "Every incident must be reported within twenty-four (24) hours.", False),
+    ("Incidents are reported within 48 hours.", "Every incident must be reported within two (2) days.", False),
+    ("Support responds within 30 minutes.", "Support shall respond within forty-five (45) minutes.", True),
+])
+def test_periods_in_hours_and_minutes_are_read(claim, passage, conflicts):
+    check = compare(claim, passage)
+    assert bool(check.conflicts) is conflicts, check.reason
+    assert check.ok is not conflicts

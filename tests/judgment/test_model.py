@@ -1,6 +1,8 @@
-"""The learned judge (workbench.judgment.model, the committed int8 cross-encoder) on real contract
-text it was not trained on: the CUAD reseller agreement in ../shared/corpus/cuad/ (the 31 cuad/
-contracts are never trained or calibrated on). What it must do, not what it happens to score."""
+"""The support model (workbench.judgment.model: the committed int8 cross-encoder) on real text it
+was not trained on: CUAD contracts of ../shared/corpus/cuad/ (never trained or calibrated on) and
+a ContractNLI dev NDA. What an analyst needs of it: a claim the clause states is supported, one
+it contradicts is contradicted — with the clause that says otherwise — and one nobody wrote
+about is not stated."""
 
 from __future__ import annotations
 
@@ -14,94 +16,67 @@ import pytest
 from workbench.errors import ConfigError
 from workbench.judgment import model as M
 
-RESELLER = "BravatekSolutionsInc_20170418_8-K_EX-10.1_10205739_EX-10.1_Reseller Agreement.txt"
-VIRGINIA = ("This Agreement shall be governed by and construed under the laws of the Commonwealth of Virginia "
-            "without regard to the conflicts of law provisions thereof.")
-TERMINATE = "Either Party may terminate this agreement for non-cause with a sixty (60) written notice."
-# other sentences of the same contract: on other topics
-UNRELATED = [
-    "The parties hereto expressly understand and agree that each party is an independent contractor in the "
-    "performance of each and every part of this Agreement.",
-    "Reseller will obtain pricing quote from Company for each opportunity.",
-    "This Agreement may be executed in separate counterparts, each of which so executed and delivered "
-    "(including by emailed PDF) shall constitute an original, but all such counterparts shall together "
-    "constitute one and the same instrument.",
-]
+ADIA = "ADIANUTRITION,INC_04_01_2005-EX-10.D2-RESELLER AGREEMENT"
+CALIFORNIA = ("This Agreement shall be governed by and construed under the laws of the State of California, "
+              "excluding conflict of laws provisions and excluding the 1980 United Nations Convention on "
+              "Contracts for the International Sale of Goods.")
 
 
 @pytest.fixture(scope="module")
-def reseller_text():
-    from tests.conftest import CORPUS
-
-    path = Path(CORPUS) / "cuad" / "txt" / RESELLER
+def adia_text(corpus: Path) -> str:
+    path = corpus / "cuad" / "txt" / f"{ADIA}.txt"
     if not path.is_file():
         pytest.skip(f"shared corpus not found at {path}")
     text = " ".join(path.read_text(errors="replace").split())
-    for s in (VIRGINIA, TERMINATE, *UNRELATED):
-        assert s in text, s  # the sentences are the contract's own words
+    assert CALIFORNIA in text  # the contract's own words
     return text
 
 
-@pytest.fixture(scope="module")
-def judge():
-    return M.ModelJudge()
+def test_three_calibrated_probabilities_per_span(adia_text):
+    p = M.probabilities("This Agreement is governed by California law.", [CALIFORNIA, "The parties agree as follows."])
+    assert p.shape == (2, 3) and np.allclose(p.sum(1), 1.0) and (p >= 0).all()
+    assert M.verdict_of(p[0]) == "supported"
+    assert M.verdict_of(p[1]) == "not_stated"
 
 
-def test_the_governing_law_clause_answers_the_question_and_other_clauses_do_not(reseller_text, judge):
-    p = judge.relevance("What law governs this agreement?", [VIRGINIA, TERMINATE, *UNRELATED])
-    assert p.shape == (5,) and np.all((p >= 0) & (p <= 1))
-    assert p[0] >= M.SUPPORT_THRESHOLD, p
-    assert p[0] > p[1:].max() + 0.1, p
-    assert (p[1:] < 0.5).all(), p
+def test_another_state_is_contradicted_by_the_governing_law_clause(adia_text):
+    [j] = M.judge_support("This Agreement is governed by the laws of the State of New York.", [CALIFORNIA])
+    assert j.verdict == "contradicted" and not j.supported
+    assert "New York" in j.reason and "California" in j.reason, j.reason
+    assert j.probabilities[1] > j.probabilities[0]  # the model reads it too, not only the fact gate
 
 
-def test_the_termination_clause_answers_a_termination_question(reseller_text, judge):
-    p = judge.relevance("Can a party terminate the agreement without cause?", [TERMINATE, VIRGINIA, *UNRELATED])
-    assert p[0] >= 0.5 and p[0] == p.max(), p
+def test_a_number_flip_is_contradicted_and_the_true_number_supported():
+    # VitaminC's kind of pair: one changed number flips the label (a CUAD distribution agreement's words)
+    span = "All payments to PivX shall be made within thirty (30) days after the receipt by Detto of the PivX's invoice."
+    yes, no = M.judge_support("Detto must pay PivX within 30 days of receiving an invoice.", [span])[0], \
+        M.judge_support("Detto must pay PivX within 60 days of receiving an invoice.", [span])[0]
+    assert yes.verdict == "supported", yes
+    assert no.verdict == "contradicted", no
 
 
-def test_a_supporting_clause_supports_and_an_unrelated_one_does_not(reseller_text, judge):
-    p = judge.support("This Agreement is governed by the laws of Virginia.", [VIRGINIA, *UNRELATED])
-    assert p[0] >= 0.5 and (p[1:] < 0.5).all(), p
+def test_a_claim_about_something_else_is_not_stated(adia_text):
+    [j] = M.judge_support("The Reseller must maintain product liability insurance of $1,000,000.", [CALIFORNIA])
+    assert j.verdict == "not_stated" and j.score < 0.5
 
 
-@pytest.mark.parametrize("claim,fact", [
-    ("This Agreement is governed by the laws of the State of Delaware.", "Delaware"),
-    ("The contract is governed by New York law.", "New York"),
-])
-def test_a_claim_with_another_jurisdiction_is_rejected(reseller_text, claim, fact):
-    [j] = M.judge_support(claim, [VIRGINIA])
-    assert not j.supported and j.score < 0.5
-    assert fact in j.reason and "Virginia" in j.reason, j.reason
-
-
-def test_a_claim_with_another_notice_period_is_rejected(reseller_text):
-    [j] = M.judge_support("Either party may terminate this agreement without cause on thirty (30) days notice.",
-                          [TERMINATE])
-    assert not j.supported, j.reason
-    [ok] = M.judge_support("Either party may terminate the agreement without cause with sixty days written notice.",
-                           [TERMINATE])
-    assert ok.supported, ok.reason
-
-
-def test_the_true_claim_is_supported_with_a_readable_reason(reseller_text):
-    [j] = M.judge_support("This Agreement is governed by the laws of the Commonwealth of Virginia.", [VIRGINIA])
-    assert j.supported and j.score >= 0.5, j.reason
-    assert "model score" in j.reason and "govern " not in j.reason
+def test_the_judge_reads_the_closest_spans_and_caps_the_rest():
+    judge = M.ModelJudge(top_k=1)
+    spans = [CALIFORNIA, "The parties agree as follows.", "Notices shall be sent by registered mail."]
+    sup = judge.support("This Agreement is governed by California law.", spans)
+    assert sup[0] >= 0.5 and (sup[1:] <= M.UNREAD_CAP).all()
+    assert judge.contradiction("This Agreement is governed by California law.", spans)[1:].max() == 0.0
 
 
 def test_a_missing_model_file_is_a_clear_error(tmp_path):
-    for name in ("tokenizer.json", "calibration.json"):
-        shutil.copy(M.MODEL_DIR / name, tmp_path / name)
+    for f in M.MODEL_DIR.iterdir():
+        if f.name != "model.int8.onnx":
+            shutil.copy(f, tmp_path / f.name)
     with pytest.raises(ConfigError, match="model.int8.onnx"):
-        M.Scorer(tmp_path)
+        M.SupportModel(tmp_path)
 
 
-def test_the_calibration_is_increasing_and_was_fitted():
+def test_the_calibration_was_fitted_on_calib_slices_only():
     cal = json.loads((M.MODEL_DIR / "calibration.json").read_text())
-    for task in ("relevance", "support"):
-        a, b = cal["platt"][task]
-        assert a > 0 and (a, b) != (1.0, 0.0), (task, a, b)
-    assert (M.MODEL_DIR / "MODEL_CARD.md").is_file()
-    size = sum(f.stat().st_size for f in M.MODEL_DIR.iterdir())
-    assert size <= 30 * 2**20, size
+    assert cal["temperature"] > 0 and len(cal["bias"]) == 3
+    assert "calib" in cal["fitted_on"]

@@ -43,12 +43,29 @@ def test_claim_stated_in_the_document_is_supported_with_its_clause_first(nda):
     assert check.reason.startswith("Supported")
 
 
-def test_off_topic_claim_is_not_supported(nda):
+def test_off_topic_claim_is_not_stated(nda):
     wb, doc_id = nda
     [check] = wb.check_claims([OFF_TOPIC], [doc_id])
-    assert not check.supported
+    assert not check.supported and check.verdict == "not_stated"
     assert check.score < 0.5
-    assert check.reason.startswith("Not supported")
+    assert check.reason.startswith("Not stated")
+
+
+def test_a_claim_the_document_says_otherwise_is_contradicted_with_the_clause_that_does(nda):
+    wb, doc_id = nda
+    [check] = wb.check_claims(["This Agreement is governed by the laws of the State of California."], [doc_id])
+    assert check.verdict == "contradicted" and not check.supported, check.reason
+    assert "New York" in check.evidence[0].text  # the deciding span first: the clause that says otherwise
+    assert check.reason.startswith("Contradicted")
+
+
+def test_verdicts_in_verify_json(nda, make_pdf, capsys):
+    pdf = make_pdf([NDA], name="nda2.pdf")
+    assert main(["verify", str(pdf), "--claim", ON_TOPIC, "--claim", "This Agreement remains in force for ten years.",
+                 "--claim", OFF_TOPIC, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [r["verdict"] for r in rows] == ["supported", "contradicted", "not_stated"], rows
+    assert [r["supported"] for r in rows] == [True, False, False]
 
 
 def test_evidence_is_at_most_five_non_overlapping_spans_that_read_back_from_the_pdf(nda):

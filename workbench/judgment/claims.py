@@ -14,6 +14,8 @@ from workbench.judgment.scores import SCORES, SUPPORTED, without_party_names
 from workbench.text import content_terms
 from workbench.text.terms import stem, surface_forms
 
+CONTRADICTED = 0.5  # P(the span contradicts the claim) from which the support model's reading decides
+
 
 def facts_check(claim: str, span: str) -> tuple[bool, str]:
     """(facts agree, a readable reason). Facts a claim states (jurisdiction, date, duration,
@@ -80,21 +82,32 @@ def _about(claim: str, span: str) -> float:
     return len(q & set(content_terms(span))) / len(q) if q else 0.0
 
 
+VERDICTS = ("supported", "contradicted", "not_stated")
+
+
 @dataclass
 class ClaimVerdict:
     supported: bool
     score: float
     reason: str
-    best: int | None = None  # index of the deciding span
+    best: int | None = None  # index of the deciding span: the one that states or contradicts the claim
+    verdict: str = "not_stated"  # one of VERDICTS
+    contradiction: float = 0.0  # P(the deciding span contradicts the claim), where the judge reads it
 
 
 def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
-                where: Callable[[int], str] | None = None, threshold: float = SUPPORTED) -> ClaimVerdict:
+                where: Callable[[int], str] | None = None, threshold: float = SUPPORTED,
+                contradiction: np.ndarray | None = None, contradicted: float = CONTRADICTED) -> ClaimVerdict:
     """Supported when a span states the claim (support ≥ threshold: SUPPORTED, or a calibration's
     refit on reviewers' labels) and states its facts alike — the fact check applies whatever the
-    threshold. The reason names the deciding passage and, for a fact, both versions of it."""
+    threshold. Contradicted when no span states it and one says otherwise: a span that states the
+    claim but another fact of its kind, a span the support model reads as contradicting it
+    (`contradiction` ≥ `contradicted`, where the judge gives one), or the closest passage stating
+    another fact. Otherwise not stated. The reason names the deciding passage and, for a fact,
+    both versions of it."""
     if not len(spans):
-        return ClaimVerdict(False, 0.0, "Not supported: no passage in the documents relates to this claim.")
+        return ClaimVerdict(False, 0.0, "Not stated: no passage in the documents relates to this claim.")
+    contra = np.zeros(len(spans)) if contradiction is None else np.asarray(contradiction, np.float64)
     order = list(np.argsort(-support, kind="stable"))
     stating = [int(i) for i in order[:5] if float(support[i]) >= threshold]
     checks = {i: _fact_check(claim, spans[i]) for i in stating}
@@ -109,22 +122,37 @@ def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
             p = float(support[i])
             why = checks[i][2]
             return ClaimVerdict(True, round(p, 4), f"Supported (p={p:.2f}): {_where(i, where)} states it"
-                                + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i)
-    if against or stating:
-        i = against[0] if against else stating[0]
-        why = checks[i][2]
+                                + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i, "supported",
+                                round(float(contra[i]), 4))
+    if against:
+        i = against[0]
         p = min(float(support[i]), threshold - 0.01)
-        return ClaimVerdict(False, round(p, 4), f"Not supported: {why} ({_where(i, where)}): \"{_short(spans[i])}\"", i)
+        return ClaimVerdict(False, round(p, 4), f"Contradicted: {checks[i][2]} ({_where(i, where)}): "
+                            f"\"{_short(spans[i])}\"", i, "contradicted", round(float(contra[i]), 4))
+    saying = [i for i in np.argsort(-np.maximum(support, contra), kind="stable")[:5]
+              if contra[i] >= contradicted and contra[i] > support[i]]
+    if saying:  # the model reads a passage as saying otherwise
+        i = int(max(saying, key=lambda k: contra[k]))
+        p = min(float(support[i]), threshold - 0.01)
+        why = _fact_check(claim, spans[i])[2]
+        return ClaimVerdict(False, round(p, 4), f"Contradicted (p={contra[i]:.2f}): {_where(i, where)} says otherwise"
+                            + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i, "contradicted",
+                            round(float(contra[i]), 4))
+    if stating:
+        i = stating[0]
+        p = min(float(support[i]), threshold - 0.01)
+        return ClaimVerdict(False, round(p, 4), f"Not stated: {checks[i][2]} ({_where(i, where)}): "
+                            f"\"{_short(spans[i])}\"", i, "not_stated", round(float(contra[i]), 4))
     i = int(order[0])
     p = float(support[i])
     ok, conflicts, why = _fact_check(claim, spans[i])
     if conflicts:  # the closest passage states another fact of the same kind: say which
-        return ClaimVerdict(False, round(p, 4), f"Not supported (p={p:.2f}): {why} ({_where(i, where)}): "
-                            f"\"{_short(spans[i])}\"", i)
+        return ClaimVerdict(False, round(p, 4), f"Contradicted (p={p:.2f}): {why} ({_where(i, where)}): "
+                            f"\"{_short(spans[i])}\"", i, "contradicted", round(float(contra[i]), 4))
     miss = _missing_words(claim, spans[i])
-    return ClaimVerdict(False, round(p, 4), f"Not supported (p={p:.2f}): the closest passage ({_where(i, where)}) "
+    return ClaimVerdict(False, round(p, 4), f"Not stated (p={p:.2f}): the closest passage ({_where(i, where)}) "
                         "does not state it" + (f"; it does not mention {', '.join(miss)}" if miss else "")
-                        + f': "{_short(spans[i])}"', i)
+                        + f': "{_short(spans[i])}"', i, "not_stated", round(float(contra[i]), 4))
 
 
 def _where(i: int, where: Callable[[int], str] | None) -> str:

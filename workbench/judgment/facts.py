@@ -77,10 +77,10 @@ _NUMWORDS_RE = re.compile(r"(?<![A-Za-z-])" + _NUMWORD + r"(?:(?:\s*-\s*|\s+(?:a
 _DIGITS_RE = re.compile(r"(?<![\w.,/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s+(million|billion|thousand))?(?![\w/])",
                         re.IGNORECASE)
 
-UNIT_DAYS = {"day": 1.0, "business day": 1.0, "calendar day": 1.0, "working day": 1.0, "week": 7.0,
-             "month": 30.44, "quarter": 91.3, "year": 365.25}
-_UNIT_RE = re.compile(r"^\s*(?:\(\s*\d[\d,]*\s*\)\s*)?-?\s*(business day|calendar day|working day|day|week|month|"
-                      r"quarter|year)s?\b", re.IGNORECASE)
+UNIT_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1.0, "business day": 1.0, "calendar day": 1.0,
+             "working day": 1.0, "week": 7.0, "month": 30.44, "quarter": 91.3, "year": 365.25}
+_UNIT_RE = re.compile(r"^\s*(?:\(\s*\d[\d,]*\s*\)\s*)?-?\s*(business day|calendar day|working day|minute|hour|day|"
+                      r"week|month|quarter|year)s?\b", re.IGNORECASE)
 _CURRENCY_BEFORE = re.compile(r"(US\s?\$|U\.S\.\s?\$|C\$|CA\$|A\$|\$|USD|EUR|GBP|CAD|€|£|¥|RMB)\s*$", re.IGNORECASE)
 _CURRENCY_AFTER = re.compile(r"^\s*(?:\(\s*[^)]{0,20}\)\s*)?(dollars|euros?|pounds sterling|pounds|USD|EUR|GBP|CAD|"
                              r"U\.S\. dollars|US dollars|United States dollars)\b", re.IGNORECASE)
@@ -338,7 +338,7 @@ def _number_fact(text: str, n: _Num) -> Fact | None:
     surface = text[n.start:n.end]
     if (u := _UNIT_RE.match(after)) and n.value > 0:
         days = n.value * UNIT_DAYS[u.group(1).lower()]
-        return Fact("duration", (round(days, 1),), text[n.start:n.end + u.end()].strip(), n.start, count=n.value)
+        return Fact("duration", (round(days, 4),), text[n.start:n.end + u.end()].strip(), n.start, count=n.value)
     if p := _PERCENT_AFTER.match(after):
         return Fact("percent", (n.value,), text[n.start:n.end + p.end()].strip(), n.start)
     if c := _CURRENCY_BEFORE.search(before):

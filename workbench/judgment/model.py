@@ -1,17 +1,20 @@
-"""The learned judge: one cross-encoder (all-MiniLM-L6-v2 fine-tuned on CUAD-train and part of
-ContractNLI train, see model/MODEL_CARD.md) scoring a text against candidate spans, run as int8
-ONNX on onnxruntime with the `tokenizers` tokenizer; no torch at run time.
+"""The support model: a cross-encoder that reads (claim, span) and says whether the span states
+the claim, contradicts it, or does not say (all-MiniLM-L6-v2 fine-tuned on VitaminC, MultiNLI,
+FEVER, CUAD and ContractNLI train; model/MODEL_CARD.md), run as int8 ONNX on onnxruntime with the
+`tokenizers` tokenizer; no torch at run time.
 
-Two questions, one network: `relevance(question, spans)` (does the span answer the question?)
-and `support(claim, spans)` (does the span state what the claim says?). Raw logits are mapped to
-probabilities by per-task Platt scaling fitted on contracts held out from training
-(model/calibration.json), so a score of 0.8 means about what it says on contracts like those.
+Its three logits become probabilities by a temperature and a bias per class fitted on the
+training data's calib slices (model/calibration.json), never on what the benches measure. Facts
+(jurisdiction, date, duration, amount, number) are still read deterministically
+(workbench/judgment/facts.py): the model adds meaning, it does not replace reading numbers.
 The files are committed; a missing file is a clear error, never a silent fallback."""
 
 from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -21,24 +24,27 @@ import numpy as np
 from workbench.config import default
 from workbench.errors import ConfigError
 from workbench.judgment.facts import FactCheck, compare
+from workbench.judgment.scores import LexicalJudge
+from workbench.text.weights import TermWeights
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
+LABELS = ("supported", "contradicted", "not_stated")  # the model's outputs, in order
 MAX_TOKENS = 128  # the length the model was trained at
 TOKEN_BUDGET = 4096  # padded tokens per ONNX call
-FEATURES = ("relevance_logit", "support_logit", "cosine", "coverage")  # what the fitted combination reads
 
 
-class Scorer:
-    """A loaded model: tokenizer, ONNX session, calibration. Thread-safe; batches by length."""
+class SupportModel:
+    """A loaded model: tokenizer, ONNX session, calibration. Thread-safe; batches by length;
+    remembers the last few thousand pairs (a run scores the same spans in several stages)."""
 
-    def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 2):
+    def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 2, memory: int = 20_000):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         files = {n: model_dir / n for n in ("model.int8.onnx", "tokenizer.json", "calibration.json")}
         for f in files.values():
             if not f.is_file():
-                raise ConfigError(f"The judgment model file {f} is missing: it is committed with the project "
+                raise ConfigError(f"The support model file {f} is missing: it is committed with the project "
                                   f"(rebuild it with `make train`).")
         self.tokenizer = Tokenizer.from_file(str(files["tokenizer.json"]))
         self.tokenizer.no_padding()
@@ -49,27 +55,22 @@ class Scorer:
         self.session = ort.InferenceSession(str(files["model.int8.onnx"]), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         cal = json.loads(files["calibration.json"].read_text())
-        self.calibration: dict[str, list[float]] = cal["platt"]
-        self.calibration_stack: dict[str, dict] = cal.get("stack", {})
+        self.temperature = float(cal.get("temperature", 1.0))
+        self.bias = np.asarray(cal.get("bias", [0.0, 0.0, 0.0]), np.float64)
         self._lock = threading.Lock()
+        self._memory: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._max = memory
 
-    TASKS = ("relevance", "support")  # the model's outputs, in order
-
-    def logits(self, text: str, spans: list[str], task: str = "support") -> np.ndarray:
-        """Raw model logits of one task for (text, span) pairs, in the order of `spans`."""
-        return self.raw(text, spans)[:, self.TASKS.index(task)]
-
-    def raw(self, text: str, spans: list[str]) -> np.ndarray:
-        """Raw model logits for (text, span) pairs: one row per span, one column per task."""
-        if not spans:
-            return np.zeros((0, len(self.TASKS)), np.float32)
-        encs = self.tokenizer.encode_batch([(text, s or " ") for s in spans])
+    def logits(self, claim: str, spans: Sequence[str]) -> np.ndarray:
+        """Raw logits, one row per span, columns in LABELS' order."""
+        out = np.zeros((len(spans), len(LABELS)), np.float32)
+        if not len(spans):
+            return out
+        encs = self.tokenizer.encode_batch([(claim or " ", s or " ") for s in spans])
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
-        out = np.zeros((len(encs), len(self.TASKS)), np.float32)
         i = 0
         while i < len(order):
-            longest = len(encs[order[min(len(order) - 1, i)]].ids)
-            n = max(1, TOKEN_BUDGET // max(longest, 1))
+            n = max(1, TOKEN_BUDGET // max(len(encs[order[min(len(order) - 1, i + 7)]].ids), 1))
             batch = order[i:i + n]
             width = max(len(encs[j].ids) for j in batch)
             ids = np.zeros((len(batch), width), np.int64)
@@ -83,72 +84,48 @@ class Scorer:
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             with self._lock:
                 res = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
-            out[batch] = res.reshape(len(batch), -1)[:, :len(self.TASKS)]
+            out[batch] = res.reshape(len(batch), -1)[:, :len(LABELS)]
             i += n
         return out
 
-    def probability(self, task: str, logits: np.ndarray) -> np.ndarray:
-        """Platt scaling of the network's own logit (the model alone)."""
-        a, b = self.calibration[task]
-        return (1.0 / (1.0 + np.exp(-(a * logits.astype(np.float64) + b)))).astype(np.float32)
+    def calibrated(self, logits: np.ndarray) -> np.ndarray:
+        z = logits.astype(np.float64) / self.temperature + self.bias
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
 
-    def features(self, text: str, spans: list[str]) -> np.ndarray:
-        """Per span: both network logits, MiniLM cosine (the product's int8 embedder) and the share
-        of the text's content words the span contains: what the fitted combination reads."""
-        z = self.raw(text, spans)
-        if not spans:
-            return np.zeros((0, len(FEATURES)), np.float64)
-        from workbench.index.embed import embed_texts
-        from workbench.text import content_terms
-        from workbench.text.terms import embed_form
-
-        v = embed_texts([embed_form(text)] + [embed_form(s) for s in spans])
-        cos = v[1:] @ v[0]
-        q = set(content_terms(text))
-        cov = np.array([len(q & set(content_terms(s))) / len(q) if q else 0.0 for s in spans])
-        return np.column_stack([z[:, 0], z[:, 1], cos, cov]).astype(np.float64)
-
-    def score(self, task: str, text: str, spans: list[str]) -> np.ndarray:
-        """Calibrated P for the task: the logistic combination of `features` fitted on held-out
-        contracts (calibration.json "stack"); Platt on the network's logit when none is fitted."""
-        stack = self.calibration_stack.get(task)
-        if not stack:
-            return self.probability(task, self.logits(text, spans, task))
-        f = self.features(text, spans)
-        if not len(f):
-            return np.zeros(0, np.float32)
-        z = f @ np.asarray(stack["w"], np.float64) + float(stack["b"])
-        return (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
+    def probabilities(self, claim: str, spans: Sequence[str]) -> np.ndarray:
+        """Calibrated P(supported, contradicted, not stated), one row per span."""
+        keys = [(claim, s) for s in spans]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._memory))
+        if todo:
+            by_claim: dict[str, list[str]] = {}
+            for c, s in todo:
+                by_claim.setdefault(c, []).append(s)
+            for c, ss in by_claim.items():
+                for s, p in zip(ss, self.calibrated(self.logits(c, ss)), strict=True):
+                    self._memory[(c, s)] = p
+            while len(self._memory) > self._max:
+                self._memory.popitem(last=False)
+        if not keys:
+            return np.zeros((0, len(LABELS)), np.float64)
+        return np.stack([self._memory[k] for k in keys])
 
 
 @lru_cache(maxsize=2)
-def get_scorer(model_dir: str | None = None, threads: int = default("embed_threads")) -> Scorer:
-    """The scorer, loaded once per model folder and thread count (the first call costs about a second)."""
-    return Scorer(Path(model_dir) if model_dir else MODEL_DIR, threads=threads)
+def get_model(model_dir: str | None = None, threads: int = default("embed_threads")) -> SupportModel:
+    """The support model, loaded once per folder and thread count (the first call costs about a second)."""
+    return SupportModel(Path(model_dir) if model_dir else MODEL_DIR, threads=threads)
 
 
-def relevance(question: str, spans: list[str]) -> np.ndarray:
-    """Calibrated P(span answers the question), one per span, in [0, 1]."""
-    return get_scorer().score("relevance", question, spans)
+def probabilities(claim: str, spans: Sequence[str]) -> np.ndarray:
+    """Calibrated P(supported, contradicted, not stated) of each span for the claim."""
+    return get_model().probabilities(claim, list(spans))
 
 
-def support(claim: str, spans: list[str]) -> np.ndarray:
-    """Calibrated P(span states what the claim says), one per span, in [0, 1]. The model alone:
-    combine with facts.compare (see `judge`) before calling a claim supported."""
-    return get_scorer().score("support", claim, spans)
-
-
-def rationale(text: str, span: str, score: float, task: str = "support") -> str:
-    """A reason a reviewer can read: the fact check when the text states facts, then the score.
-
-    e.g. "the passage states the same jurisdiction (the laws of Virginia); model score 0.82" or
-    "the claim says 30 days, the passage says sixty (60) days; model score 0.64"."""
-    check = compare(text, span)
-    what = "answers the question" if task == "relevance" else "states the claim"
-    words = "likely" if score >= 0.5 else "unlikely"
-    head = check.reason
-    tail = f"model score {score:.2f} (the passage {words} {what})"
-    return f"{head}; {tail}" if head else tail
+def verdict_of(p: np.ndarray) -> str:
+    """The label a row of probabilities reads as."""
+    return LABELS[int(np.argmax(p))]
 
 
 SUPPORT_THRESHOLD = 0.5
@@ -156,45 +133,76 @@ SUPPORT_THRESHOLD = 0.5
 
 @dataclass
 class Judgement:
-    """A claim against one span: the model's calibrated score, the fact check, and the verdict."""
+    """A claim against one span: the verdict as `verify` reaches it, and the model's own reading."""
 
-    score: float  # support probability after the fact gate
-    model_score: float  # the model's calibrated probability alone
-    supported: bool
-    reason: str  # readable, no stems
+    verdict: str  # supported, contradicted or not_stated
+    score: float  # P(supported) after the fact gate
+    probabilities: tuple[float, float, float]  # the model alone, in LABELS' order
+    reason: str
     facts: FactCheck
+
+    @property
+    def supported(self) -> bool:
+        return self.verdict == "supported"
+
+    @property
+    def model_score(self) -> float:
+        return self.probabilities[0]
 
 
 def judge_support(claim: str, spans: list[str], threshold: float = SUPPORT_THRESHOLD) -> list[Judgement]:
-    """`support` with the fact gate: a span stating a different fact (another state, another
-    period, another date) cannot support the claim, nor can one that does not state the claim's
-    fact at all; otherwise the calibrated model score decides."""
-    probs = support(claim, spans)
+    """Each span alone, judged as `verify` judges a claim (workbench.judgment.claims.judge_claim:
+    the model's probabilities, the fact gate and the polarity check)."""
+    from workbench.judgment.claims import judge_claim
+
+    probs = probabilities(claim, spans)
     out = []
     for span, p in zip(spans, probs, strict=True):
-        check = compare(claim, span)
-        p = float(p)
-        if check.conflicts:
-            score, reason = min(p, 0.02), check.reason
-        elif check.missing:
-            score, reason = min(p, 0.2), check.reason
-        else:
-            score = p
-            reason = rationale(claim, span, p)
-        out.append(Judgement(score, p, score >= threshold, reason, check))
+        v = judge_claim(claim, [span], p[:1], threshold=threshold, contradiction=p[1:2])
+        out.append(Judgement(v.verdict, v.score, (float(p[0]), float(p[1]), float(p[2])), v.reason,
+                             compare(claim, span)))
     return out
 
 
-class ModelJudge:
-    """The learned judge behind `ask` and `verify` (workbench.backends.engine.Judge): calibrated
-    P(span answers the question) and P(span states the claim), one per span, from the committed
-    cross-encoder. Loading it fails with a ConfigError naming the missing file."""
+# Spans the model reads per claim: the ones the lexical judge finds closest. A claim's candidates
+# run to 40 units a document; the network reads 10 in about 0.1 s on 2 cores, all 40 in 0.5 s.
+MODEL_TOP_K = 10
+# A span the model did not read keeps its lexical support, capped below any verdict's threshold:
+# only a span the model read can support or contradict.
+UNREAD_CAP = 0.3
 
-    def __init__(self, model_dir: Path | str | None = None):
-        self.scorer = get_scorer(str(model_dir) if model_dir else None)
 
-    def relevance(self, question: str, spans: list[str], weights=None) -> np.ndarray:
-        return self.scorer.score("relevance", question, list(spans))
+class ModelJudge(LexicalJudge):
+    """The judge behind `ask`, `verify` and Check a draft (workbench.judgment.scores.Judge): support
+    and contradiction from the support model on the MODEL_TOP_K spans the lexical judge finds
+    closest; relevance, the clause-topic reading and closeness stay the lexical judge's (the
+    support model has no relevance head: BENCHMARKS.md "Support model"). Loading it fails with a
+    ConfigError naming the missing file."""
 
-    def support(self, claim: str, spans: list[str], weights=None) -> np.ndarray:
-        return self.scorer.score("support", claim, list(spans))
+    def __init__(self, model_dir: Path | str | None = None, top_k: int = MODEL_TOP_K):
+        super().__init__()
+        self.model = get_model(str(model_dir) if model_dir else None)
+        self.top_k = top_k
+
+    def probabilities(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                      ) -> np.ndarray:
+        """P(supported, contradicted, not stated) per span: the model's for the closest spans, the
+        lexical support (capped) for the rest."""
+        spans = list(spans)
+        out = np.zeros((len(spans), len(LABELS)), np.float64)
+        if not spans:
+            return out
+        lexical = np.asarray(super().support(claim, spans, weights), np.float64)
+        read = sorted(range(len(spans)), key=lambda i: -lexical[i])[:self.top_k]
+        out[:, 0] = np.minimum(lexical, UNREAD_CAP)
+        out[:, 2] = 1.0 - out[:, 0]
+        out[read] = self.model.probabilities(claim, [spans[i] for i in read])
+        return out
+
+    def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                ) -> np.ndarray:
+        return self.probabilities(claim, spans, weights)[:, 0].astype(np.float32)
+
+    def contradiction(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                      ) -> np.ndarray:
+        return self.probabilities(claim, spans, weights)[:, 1].astype(np.float32)

@@ -39,13 +39,13 @@ class Judge(Protocol):
 
 @lru_cache(maxsize=1)
 def get_judge() -> Judge:
-    """The judge ask and verify share: the lexical judge (IDF-weighted coverage and MiniLM cosine,
-    a logistic model per task; support's fitted on cuad-train). The trained cross-encoder
-    (workbench.judgment.ModelJudge, committed) ranks CUAD clauses better held out, but it learned
-    contract wording: it misses plain regulatory answers ("What must employees use for remote
-    access sessions?" scores 0.21 against the sentence that says so) and ranks ContractNLI
-    evidence below BM25; see BENCHMARKS.md "Judgment model"."""
-    return LexicalJudge()
+    """The judge ask and verify share: support and contradiction from the trained support model
+    (workbench.judgment.ModelJudge: a cross-encoder reading meaning, held out better than word
+    overlap, BENCHMARKS.md "Support model"), relevance from the lexical judge (IDF-weighted
+    coverage, MiniLM cosine and clause topics)."""
+    from workbench.judgment.model import ModelJudge
+
+    return ModelJudge()
 
 
 class LexicalJudge:
@@ -333,7 +333,9 @@ class ScoreCache:
                 for s, d in zip(spans, ids, strict=True)]
         todo = list(dict.fromkeys(k for k in keys if k not in self._d))
         if todo:
-            fn = judge.relevance if task == "relevance" else judge.support
+            fn = getattr(judge, task, None)
+            if fn is None:  # a judge that does not read this task (contradiction, for the lexical judge)
+                return np.zeros(len(keys), dtype=np.float64)
             got = fn(text, [k[2] for k in todo], [ws.get(k[3] or None) for k in todo])
             for k, p in zip(todo, np.asarray(got, dtype=np.float64), strict=True):
                 self._d[k] = float(p)

@@ -1,7 +1,7 @@
 """Claim checking (seed 004's validate step): for each claim, the same candidate units `ask`
 uses (workbench.backends.engine: sentences and clauses found by segment search, whole), scored
-by the same support model, with the same fact gate; supported / unsupported with a score, a
-readable reason and up to five evidence spans, best first."""
+by the same support model, with the same fact gate; supported, contradicted or not stated, with
+a score, a readable reason and up to five evidence spans, the deciding one first."""
 
 from __future__ import annotations
 
@@ -50,7 +50,8 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
     def where(i: int) -> str:
         return f"page {by_id[units[i].document_id].span(units[i].start, units[i].end).page}"
 
-    verdict = engine.judge_claim(claim, [u.text for u in units], sup, where, threshold=threshold)
+    contra = engine.SCORES("contradiction", claim, [u.judged for u in units], [u.document_id for u in units])
+    verdict = engine.judge_claim(claim, [u.text for u in units], sup, where, threshold=threshold, contradiction=contra)
     if verdict.best is not None and units[verdict.best].lead:
         verdict.reason += f' (an item of the list introduced by "{engine.lead_tail(units[verdict.best].lead)}")'
     near = engine.closeness(claim, [u.judged for u in units], [u.document_id for u in units])
@@ -85,5 +86,5 @@ def check_claims(claims: list[str], docs: Sequence[ParsedDoc], *, retriever: Seg
                                    threshold=settings.judgment.supported if threshold is None else threshold)
         evidence = [doc.span(u.start, u.end) for doc, u in top]
         out.append(ClaimCheck(claim=claim, supported=verdict.supported, score=verdict.score,
-                              reason=verdict.reason, evidence=evidence))
+                              reason=verdict.reason, verdict=verdict.verdict, evidence=evidence))
     return out

@@ -63,7 +63,7 @@ def draft_run(*, run_id: str, title: str, draft: str, sentences: list[str], chec
             if old is None or (new[0], new[1]) > (old[0], old[1]):
                 verdict[rid] = new
         out.append(SentenceSupport(text=cite(text, [rid] if rid else []), citations=[rid] if rid else [],
-                                   supported=check.supported, score=check.score,
+                                   supported=check.supported, verdict=check.verdict, score=check.score,
                                    reason=check.reason if rid else check.reason or "no passage found"))
     verifications = [Verification(requirement_id=rid, verified=ok, score=score, verifier=VERIFIER,
                                   rejection_reason=None if ok else "does_not_address_question",
