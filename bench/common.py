@@ -112,6 +112,11 @@ def use_judge(name: str) -> None:
 
     if name == "shipped":
         return
+    if name.startswith("model:"):  # another support model folder (e.g. one trained without ContractNLI)
+        from workbench.judgment import ModelJudge
+
+        engine.SCORES.judge = ModelJudge(name.split(":", 1)[1])
+        return
     if name == "lexical":
         engine.SCORES.judge = engine.LexicalJudge()
     elif name == "model":

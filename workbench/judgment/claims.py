@@ -110,15 +110,20 @@ def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
     contra = np.zeros(len(spans)) if contradiction is None else np.asarray(contradiction, np.float64)
     order = list(np.argsort(-support, kind="stable"))
     stating = [int(i) for i in order[:5] if float(support[i]) >= threshold]
-    checks = {i: _fact_check(claim, spans[i]) for i in stating}
+    # the passages most about the claim by its words, whatever their support: a clause on the
+    # claim's subject that states another fact must be heard even when the support model, which
+    # reads facts more than subjects, scores it low
+    about = {i: _about(claim, s) for i, s in enumerate(spans)}
+    topical = [i for i in sorted(about, key=lambda k: -about[k])[:3] if about[i] >= 0.5 and i not in stating]
+    checks = {i: _fact_check(claim, spans[i]) for i in stating + topical}
     agree = [i for i in stating if checks[i][0]]
-    against = [i for i in stating if checks[i][1]]
+    against = sorted((i for i in stating + topical if checks[i][1]), key=lambda k: -about[k])
     if agree:
         # A passage that states the claim's fact about something else ("notify within thirty (30)
         # days" for a 30-day termination claim) does not outweigh one about the claim that states
         # another fact: it must cover as much of what the claim says as the contradicting one.
-        i = max(agree, key=lambda k: (_about(claim, spans[k]), float(support[k])))
-        if not against or _about(claim, spans[i]) >= max(_about(claim, spans[k]) for k in against):
+        i = max(agree, key=lambda k: (about[k], float(support[k])))
+        if not against or about[i] >= max(about[k] for k in against):
             p = float(support[i])
             why = checks[i][2]
             return ClaimVerdict(True, round(p, 4), f"Supported (p={p:.2f}): {_where(i, where)} states it"

@@ -246,6 +246,12 @@ class LexicalJudge:
                 ) -> np.ndarray:
         return self._score("support", claim, spans, weights)
 
+    def ranking(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
+                ) -> np.ndarray:
+        """The lexical support, whatever judge reads support: how evidence spans are ordered after the
+        deciding one (it ranks ContractNLI's gold evidence higher than the support model does)."""
+        return LexicalJudge._score(self, "support", claim, spans, weights)
+
 
 # Weights per task in FEATURES' order, then the bias. Support: fitted by `make fit-lexical` on
 # cuad-train and ContractNLI-train claims (at their own 29 % rate of support: -3.556), the bias then

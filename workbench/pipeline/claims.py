@@ -23,7 +23,7 @@ EVIDENCE_K = 5  # spans returned per claim, best first
 # of 50-80 words lost the part that states the claim.
 EVIDENCE_MAX_WORDS = 100
 
-# After the deciding passage, evidence is ordered by support's log-odds plus this weight times the
+# After the deciding passage, evidence is ordered by the lexical support's log-odds (`ranking`) plus this weight times the
 # passage's closeness in meaning to the claim (MiniLM cosine, rescaled to [0, 1]): support alone
 # ranks low a clause that says the claim in other words or says its opposite, which a reviewer
 # must see. Chosen on ContractNLI train's 8 trained hypotheses (recall@5 0.899 -> 0.928; its 9
@@ -55,8 +55,11 @@ def check_claim(claim: str, docs: Sequence[ParsedDoc], *, retriever: SegmentRetr
     if verdict.best is not None and units[verdict.best].lead:
         verdict.reason += f' (an item of the list introduced by "{engine.lead_tail(units[verdict.best].lead)}")'
     near = engine.closeness(claim, [u.judged for u in units], [u.document_id for u in units])
+    rank = engine.SCORES("ranking", claim, [u.judged for u in units], [u.document_id for u in units])
+    if not rank.any():  # a judge without a ranking of its own: its support
+        rank = sup
     with np.errstate(divide="ignore"):
-        key = np.log(np.clip(sup, 1e-6, 1 - 1e-6) / np.clip(1 - sup, 1e-6, 1)) + EVIDENCE_CLOSENESS * near
+        key = np.log(np.clip(rank, 1e-6, 1 - 1e-6) / np.clip(1 - rank, 1e-6, 1)) + EVIDENCE_CLOSENESS * near
     order = sorted(range(len(units)), key=lambda i: -key[i])
     if verdict.best is not None:  # the deciding passage first
         order.remove(verdict.best)
