@@ -81,10 +81,10 @@ def latency(judge) -> dict:
               "The Company shall pay all fees within 30 days of invoice.",
               "Reseller may not assign this Agreement without consent.",
               "The term of this Agreement is five years."]
+    batch = units[:40]
+    judge.support("The parties agree as follows.", batch)  # a document's units are read once, as in `verify`
     ts = []
-    for k, c in enumerate(claims):
-        batch = units[k * 40:(k + 1) * 40]
-        judge.support(c, batch[:5])  # warm the session, not these pairs
+    for c in claims:
         t = time.perf_counter()
         sup = judge.support(c, batch)
         contra = judge.contradiction(c, batch) if hasattr(judge, "contradiction") else None
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     if not args.skip_vitaminc:
         res["vitaminc_test"] = vitaminc(model, rows)
         print("VitaminC test pages:", res["vitaminc_test"], flush=True)
-    for name, judge in (("model", ModelJudge(args.model)), ("lexical", LexicalJudge())):
+    for name, judge in (("model", ModelJudge(LexicalJudge(), args.model)), ("lexical", LexicalJudge())):
         res[f"swapped_facts_{name}"] = swapped(judge, rows)
         print(f"swapped facts, {name} judge + fact gate:", res[f"swapped_facts_{name}"], flush=True)
         res[f"latency_{name}"] = latency(judge)

@@ -77,9 +77,10 @@ class BlendedJudge:
     @property
     def model(self) -> Any:
         if self._model is None:
+            from workbench.backends import engine
             from workbench.judgment import ModelJudge
 
-            self._model = ModelJudge()
+            self._model = ModelJudge(engine.LexicalJudge())
         return self._model
 
     @staticmethod
@@ -115,14 +116,14 @@ def use_judge(name: str) -> None:
     if name.startswith("model:"):  # another support model folder (e.g. one trained without ContractNLI)
         from workbench.judgment import ModelJudge
 
-        engine.SCORES.judge = ModelJudge(name.split(":", 1)[1])
+        engine.SCORES.judge = ModelJudge(engine.LexicalJudge(), name.split(":", 1)[1])
         return
     if name == "lexical":
         engine.SCORES.judge = engine.LexicalJudge()
     elif name == "model":
         from workbench.judgment import ModelJudge
 
-        engine.SCORES.judge = ModelJudge()
+        engine.SCORES.judge = ModelJudge(engine.LexicalJudge())
     elif name == "blend":
         engine.SCORES.judge = BlendedJudge()
     elif name == "model-relevance":  # the model alone in relevance; support stays lexical

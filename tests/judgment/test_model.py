@@ -61,7 +61,9 @@ def test_a_claim_about_something_else_is_not_stated(adia_text):
 
 
 def test_the_judge_reads_the_closest_spans_and_caps_the_rest():
-    judge = M.ModelJudge(top_k=1)
+    from workbench.judgment.scores import LexicalJudge
+
+    judge = M.ModelJudge(LexicalJudge(), top_k=1)
     spans = [CALIFORNIA, "The parties agree as follows.", "Notices shall be sent by registered mail."]
     sup = judge.support("This Agreement is governed by California law.", spans)
     assert sup[0] >= 0.5 and (sup[1:] <= M.UNREAD_CAP).all()

@@ -672,6 +672,8 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
                         and not navigation_line(t[2], heading):
                     sents[(t[0], t[1])] = t
         for t in [t for t in sents.values() if leads_a_list(t[2])]:
+            if (t[0], t[1]) not in sents:  # an item of a list read whole above, itself leading a list
+                continue
             items = list_items(context, doc_id, t[1])
             if not join and doc is not None and items and _wc(doc.text, t[0], items[-1][1]) <= max_words:
                 # a claim is judged against the lead-in with its whole list, the sentence it is set in

@@ -24,7 +24,6 @@ import numpy as np
 from workbench.config import default
 from workbench.errors import ConfigError
 from workbench.judgment.facts import FactCheck, compare
-from workbench.judgment.scores import LexicalJudge
 from workbench.text.weights import TermWeights
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
@@ -178,17 +177,21 @@ MODEL_TOP_K = 10
 UNREAD_CAP = 0.3
 
 
-class ModelJudge(LexicalJudge):
+class ModelJudge:
     """The judge behind `ask`, `verify` and Check a draft (workbench.judgment.scores.Judge): support
     and contradiction from the support model on the MODEL_TOP_K spans the lexical judge finds
-    closest; relevance, the clause-topic reading and closeness stay the lexical judge's (the
-    support model has no relevance head: BENCHMARKS.md "Support model"). Loading it fails with a
-    ConfigError naming the missing file."""
+    closest; relevance, the clause-topic reading, closeness and evidence ranking stay the lexical
+    judge's (the support model has no relevance head: BENCHMARKS.md "Support model"), which it
+    wraps. Loading it fails with a ConfigError naming the missing file."""
 
-    def __init__(self, model_dir: Path | str | None = None, top_k: int = MODEL_TOP_K):
-        super().__init__()
+    def __init__(self, lexical, model_dir: Path | str | None = None, top_k: int = MODEL_TOP_K):
+        self.lexical = lexical
         self.model = get_model(str(model_dir) if model_dir else None)
         self.top_k = top_k
+
+    def __getattr__(self, name: str):
+        # relevance, kind_of, features, word_matches, ranking: the lexical judge's
+        return getattr(self.__dict__["lexical"], name)
 
     def probabilities(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                       ) -> np.ndarray:
@@ -200,7 +203,7 @@ class ModelJudge(LexicalJudge):
         out = np.zeros((len(spans), len(LABELS)), np.float64)
         if not spans:
             return out
-        lexical = np.asarray(super().support(claim, spans, weights), np.float64)
+        lexical = np.asarray(self.lexical.support(claim, spans, weights), np.float64)
         read = sorted(range(len(spans)), key=lambda i: -lexical[i])[:self.top_k]
         out[:, 0] = np.minimum(lexical, UNREAD_CAP)
         out[:, 2] = 1.0 - out[:, 0]

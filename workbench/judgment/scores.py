@@ -45,7 +45,7 @@ def get_judge() -> Judge:
     coverage, MiniLM cosine and clause topics)."""
     from workbench.judgment.model import ModelJudge
 
-    return ModelJudge()
+    return ModelJudge(LexicalJudge())
 
 
 class LexicalJudge:
@@ -250,7 +250,7 @@ class LexicalJudge:
                 ) -> np.ndarray:
         """The lexical support, whatever judge reads support: how evidence spans are ordered after the
         deciding one (it ranks ContractNLI's gold evidence higher than the support model does)."""
-        return LexicalJudge._score(self, "support", claim, spans, weights)
+        return self._score("support", claim, spans, weights)
 
 
 # Weights per task in FEATURES' order, then the bias. Support: fitted by `make fit-lexical` on
