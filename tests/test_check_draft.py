@@ -263,7 +263,7 @@ def test_a_contradicted_label_flows_into_the_draft_calibration_and_every_export(
     csv_text = wb.export([run.run_id], "csv").data.decode()
     assert f"{first}," in csv_text and ",contradicted,bob," in csv_text
     audit = json.loads(wb.export([run.run_id], "json", force=True, reason="test: a report of the check").data)
-    (audit_run,) = audit["runs"] if "runs" in audit else [audit]
+    (audit_run,) = audit.get("runs", [audit])
     assert [(e["requirement_id"], e["label"]) for e in audit_run["review_history"]] == [
         ("SENT-3", "contradicted"), (first, "contradicted")]
     assert {o["requirement_id"]: o["human_label"] for o in audit_run["human_overrides"]} == {first: "contradicted"}
