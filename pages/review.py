@@ -232,7 +232,7 @@ with left:
                     icon=":material/thumb_up:", width="stretch")
         b[1].button("Unsupported", on_click=label, args=("unsupported",), shortcut="U",
                     icon=":material/thumb_down:", width="stretch", help="The quote does not state it")
-        b[2].button("Contradicted", on_click=label, args=("contradicted",), shortcut="C",
+        b[2].button("Contradicted", on_click=label, args=("contradicted",), shortcut="X",
                     icon=":material/block:", width="stretch", help="The quote says otherwise (not supported)")
         b = st.columns(3)
         b[0].button("Reset", on_click=label, args=("reset",), icon=":material/undo:", width="stretch",
@@ -240,7 +240,7 @@ with left:
         b[1].button("Previous", on_click=go, args=(-1,), shortcut="K", icon=":material/arrow_upward:", width="stretch")
         b[2].button("Next", on_click=go, args=(1,), shortcut="J", icon=":material/arrow_downward:", width="stretch")
         st.caption("Shortcuts: **J** next · **K** previous · **S** supported · **U** unsupported · "
-                   "**C** contradicted")
+                   "**X** contradicted")
         flash = st.session_state.pop("review_flash", None)
         if flash and flash[0] == "exception":
             show_error(flash[1])
