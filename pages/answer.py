@@ -1,5 +1,6 @@
 """Answer: the composed answer with citation chips (click one to review that evidence), the
-confidence badge (seed 004), unsupported sentences and the quality review. Human labels apply."""
+confidence badge (seed 004), sentences whose evidence another verified item contradicts, unsupported
+sentences and the quality review. Human labels apply."""
 
 import pandas as pd
 import streamlit as st
@@ -93,6 +94,21 @@ with left:
     if reviewed.revisions:
         show_revisions()
 
+    def says_otherwise(s) -> None:
+        """Under a sentence: each verified item that contradicts the evidence it cites, in its words."""
+        for x in s.contradicted_by:
+            other = by_id.get(x.other)
+            quote = other.evidence.exact_quote if other else ""
+            st.caption(f":red[:material/block: **{safe.text(x.other)} says otherwise** than {safe.text(x.cited)} "
+                       f"(p {x.probability:.2f}):] “{safe.text(quote)}”" + (f" — {safe.text(x.reason)}" if x.reason else ""))
+
+    conflicted = [(i, s) for i, s in enumerate(answer.sentences, 1) if s.contradicted_by]
+    if conflicted:
+        st.markdown(f"**Evidence that says otherwise** ({len(conflicted)} of {len(answer.sentences)} sentences)")
+        for i, s in conflicted:
+            st.markdown(f"{i}. {safe.text(s.text)}")
+            says_otherwise(s)
+
     def label_sentence(sentence_id: str, value: str) -> None:
         name = state.reviewer()
         if not name:
@@ -128,15 +144,20 @@ with left:
                 st.error(flash)
             for i, s in enumerate(answer.sentences, 1):
                 sid = f"SENT-{i}"
-                c = st.columns([7, 2, 2, 1.4], vertical_alignment="center")
+                c = st.columns([7, 2, 2, 2, 1.4], vertical_alignment="center")
                 note = f"  \n:gray[{safe.text(s.reason)}]" if s.reason.startswith("labelled ") \
                     or " marked supported by " in s.reason else ""
                 c[0].markdown(f"{i}. {':red[' + safe.text(s.text) + ']' if not s.supported else safe.text(s.text)}{note}")
+                with c[0]:
+                    says_otherwise(s)
                 c[1].button("Supported", key=f"sent_sup_{i}", on_click=label_sentence, args=(sid, "supported"),
                             icon=":material/thumb_up:", width="stretch")
                 c[2].button("Unsupported", key=f"sent_uns_{i}", on_click=label_sentence, args=(sid, "unsupported"),
                             icon=":material/thumb_down:", width="stretch")
-                c[3].button("Reset", key=f"sent_rst_{i}", on_click=label_sentence, args=(sid, "reset"), width="stretch")
+                c[3].button("Contradicted", key=f"sent_con_{i}", on_click=label_sentence,
+                            args=(sid, "contradicted"), icon=":material/block:", width="stretch",
+                            help="The documents say otherwise")
+                c[4].button("Reset", key=f"sent_rst_{i}", on_click=label_sentence, args=(sid, "reset"), width="stretch")
 
 
 def answer_selected(ev_id: str) -> None:

@@ -1,9 +1,11 @@
 """Check a draft (seed 004): paste or upload a drafted answer, pick documents, and see each
-sentence checked — supported or not, score, best evidence with a link to its highlighted span in
-Review — under the support-ratio badge; relabel sentences; export the checked draft."""
+sentence checked — supported, contradicted (in red, with the clause that says otherwise) or not
+stated, score, deciding evidence with a link to its highlighted span in Review — under the
+support-ratio badge and the count of each verdict; relabel sentences; export the checked draft."""
 
 import streamlit as st
 
+from workbench.models import verdict_counts, verdict_summary
 from workbench.service import without_citations
 from workbench.ui import safe, state
 from workbench.ui.widgets import badge_level, default_documents, show_error
@@ -68,11 +70,13 @@ rr = wb.reviewed(run_id)
 answer = rr.answer
 statuses = {s.evidence.requirement_id: s for s in rr.statuses}
 
-n_sup = sum(s.supported for s in answer.sentences)
+counts = verdict_counts(answer.sentences)
 color, words, icon = badge_level(answer.support_ratio)
 with st.container(key="draft_badge"):
     st.markdown(f":{color}-badge[{icon} {words} · {round(answer.support_ratio * 100)} % of sentences supported] "
-                f"&nbsp; {n_sup} of {len(answer.sentences)} sentence(s) supported by the selected documents.")
+                + (f":red-badge[:material/block: {counts['contradicted']} contradicted] " if counts["contradicted"] else "")
+                + f"&nbsp; {len(answer.sentences)} sentence(s): {verdict_summary(answer.sentences)} "
+                "by the selected documents.")
 
 
 def relabel(n: int, label: str) -> None:
@@ -89,9 +93,12 @@ if err is not None:
 for n, s in enumerate(answer.sentences, 1):
     with st.container(border=True, key=f"draft_sentence_{n}"):
         head = st.columns([5, 1])
-        head[0].markdown(f"**{n}.** {safe.text(without_citations(s.text))}")
-        verdict = ":green-badge[:material/check: Supported]" if s.supported else \
-            ":red-badge[:material/close: Not supported]"
+        against = s.verdict == "contradicted"
+        sentence = safe.text(without_citations(s.text))
+        head[0].markdown(f"**{n}.** " + (f":red[{sentence}]" if against else sentence))
+        verdict = {"supported": ":green-badge[:material/check: Supported]",
+                   "contradicted": ":red-badge[:material/block: Contradicted]"}.get(
+            s.verdict, ":orange-badge[:material/help: Not stated]")
         score = "" if s.score is None else f" score {s.score:.2f}"
         head[1].markdown(verdict + score)
         st.caption(safe.text(s.reason))
@@ -102,16 +109,23 @@ for n, s in enumerate(answer.sentences, 1):
             sp = item.evidence.span
             doc = by_id.get(item.evidence.document_id)
             where = f"{safe.text(doc.title or doc.filename) if doc else rid}, {safe.text(sp.cite) if sp else 'not located'}"
-            st.markdown(f"Best evidence **{rid}** ({where}, {item.final_status}):")
-            safe.plain(item.evidence.exact_quote)
+            if against:  # the clause that says otherwise, in red (its words as text, never Markdown)
+                st.markdown(f":red[**Contradicted by {rid}** ({where}, {item.final_status}):]")
+                st.markdown(f":red[“{safe.text(item.evidence.exact_quote)}”]")
+            else:
+                st.markdown(f"{'Supported by' if s.supported else 'Closest passage'} **{rid}** ({where}, "
+                            f"{item.final_status}):")
+                safe.plain(item.evidence.exact_quote)
             st.page_link(state.PAGE_REVIEW, label=f"Open {rid} in Review", icon=":material/open_in_new:",
                          query_params=state.deep_link_params(run_id, rid))
-        b = st.columns([1, 1, 1, 3])
+        b = st.columns([1, 1, 1, 1, 2])
         b[0].button("Supported", key=f"draft_sup_{run_id}_{n}", on_click=relabel, args=(n, "supported"),
                     icon=":material/thumb_up:")
         b[1].button("Unsupported", key=f"draft_uns_{run_id}_{n}", on_click=relabel, args=(n, "unsupported"),
-                    icon=":material/thumb_down:")
-        b[2].button("Reset", key=f"draft_reset_{run_id}_{n}", on_click=relabel, args=(n, "reset"),
+                    icon=":material/thumb_down:", help="Not stated by the documents")
+        b[2].button("Contradicted", key=f"draft_con_{run_id}_{n}", on_click=relabel, args=(n, "contradicted"),
+                    icon=":material/block:", help="The documents say otherwise")
+        b[3].button("Reset", key=f"draft_reset_{run_id}_{n}", on_click=relabel, args=(n, "reset"),
                     icon=":material/undo:")
 
 st.subheader("Export the checked draft")

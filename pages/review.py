@@ -1,4 +1,5 @@
-"""Review: the evidence grid beside the PDF viewer; label each item Supported / Unsupported.
+"""Review: the evidence grid beside the PDF viewer; label each item Supported / Unsupported /
+Contradicted (the documents say otherwise: not supported, and the verdict says why).
 Deep link: ?run=<run id>&evidence=<REQ-…> opens that item highlighted."""
 
 import pandas as pd
@@ -70,7 +71,8 @@ def label(value: str, adjudication: bool = False) -> None:
         st.session_state["review_flash"] = ("exception", e)
         return
     st.session_state[state.NOTE] = ""
-    words = {"supported": "Supported", "unsupported": "Unsupported", "reset": "Reset to the verifier's verdict"}
+    words = {"supported": "Supported", "unsupported": "Unsupported", "contradicted": "Contradicted",
+             "reset": "Reset to the verifier's verdict"}
     st.session_state["review_flash"] = ("success", f"{safe.text(ev_id)}: {words[value]} (by {safe.text(name)}).")
 
 
@@ -120,7 +122,7 @@ with left:
                + (f"; **{conflicts} open conflict(s)** between reviewers" if conflicts else "")
                + (f"; **{len(first)} read by OCR with low confidence**, listed first" if first else "") + ".")
     st.selectbox("Order", list(ORDERS), format_func=ORDERS.get, key="review_order", label_visibility="collapsed")
-    mark = {"supported": "✓", "unsupported": "✗"}  # the grid fits its column: words are in the card
+    mark = {"supported": "✓", "unsupported": "✗", "contradicted": "≠"}  # the grid fits its column: words are in the card
     rows = pd.DataFrame([{
         "ID": s.evidence.requirement_id,
         "Document": (docs[s.evidence.document_id].title or docs[s.evidence.document_id].filename)
@@ -143,7 +145,7 @@ with left:
     # takes what is left (in full in its tooltip and in the card below).
     widths = {"ID": 74, "Document": 90, "p.": 38, "Verifier": 58, "Human": 56, "Final": 48}
     tips = {"Verifier": "The verifier's verdict: ✓ supported, ✗ unsupported",
-            "Human": "The human label: ✓ supported, ✗ unsupported, ⚠ reviewers disagree",
+            "Human": "The human label: ✓ supported, ✗ unsupported, ≠ contradicted, ⚠ reviewers disagree",
             "Final": "Final status (the human's word, else the verifier's): ✓ supported, ✗ unsupported",
             "p.": "Page in the PDF"}
     for col, w in widths.items():
@@ -212,10 +214,12 @@ with left:
             else:
                 st.caption(f":material/gavel: Settled by {safe.text(current.reviewer)} (adjudication); "
                            f"reviewers said {who}.")
-            a = st.columns(2)
+            a = st.columns(3)
             a[0].button("Adjudicate: Supported", on_click=label, args=("supported", True), key="adj_sup",
                         icon=":material/gavel:", width="stretch")
             a[1].button("Adjudicate: Unsupported", on_click=label, args=("unsupported", True), key="adj_uns",
+                        icon=":material/gavel:", width="stretch")
+            a[2].button("Adjudicate: Contradicted", on_click=label, args=("contradicted", True), key="adj_con",
                         icon=":material/gavel:", width="stretch")
         st.text_input("Note", key=state.NOTE, placeholder="Why? (recorded with your decision)")
         st.checkbox("Record as adjudication", key=state.ADJUDICATE,
@@ -223,17 +227,20 @@ with left:
                          "sign-in is on).")
         if not state.reviewer():
             st.caption(":material/person: Enter your **Reviewer name** in the sidebar to record decisions.")
-        b = st.columns(2)
+        b = st.columns(3)
         b[0].button("Supported", on_click=label, args=("supported",), shortcut="S", type="primary",
                     icon=":material/thumb_up:", width="stretch")
         b[1].button("Unsupported", on_click=label, args=("unsupported",), shortcut="U",
-                    icon=":material/thumb_down:", width="stretch")
+                    icon=":material/thumb_down:", width="stretch", help="The quote does not state it")
+        b[2].button("Contradicted", on_click=label, args=("contradicted",), shortcut="X",
+                    icon=":material/block:", width="stretch", help="The quote says otherwise (not supported)")
         b = st.columns(3)
         b[0].button("Reset", on_click=label, args=("reset",), icon=":material/undo:", width="stretch",
                     help="Withdraw the human label: the verifier's verdict counts again.")
         b[1].button("Previous", on_click=go, args=(-1,), shortcut="K", icon=":material/arrow_upward:", width="stretch")
         b[2].button("Next", on_click=go, args=(1,), shortcut="J", icon=":material/arrow_downward:", width="stretch")
-        st.caption("Shortcuts: **J** next · **K** previous · **S** supported · **U** unsupported")
+        st.caption("Shortcuts: **J** next · **K** previous · **S** supported · **U** unsupported · "
+                   "**X** contradicted")
         flash = st.session_state.pop("review_flash", None)
         if flash and flash[0] == "exception":
             show_error(flash[1])

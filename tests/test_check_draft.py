@@ -5,6 +5,7 @@ sentence; exported as md, html and json with its citations."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -75,9 +76,11 @@ def test_a_sentence_relabel_moves_the_badge_and_the_exports(checked):
     cite = data["sentences"][0]["citations"][0]
     assert cite["page"] == 1 and "five years" in cite["quote"] and len(cite["text_sha256"]) == 64
     md = wb.export_draft(run.run_id, "md")[0].decode()
-    assert "67 % of sentences supported" in md and "**NOT SUPPORTED**" in md and cite["requirement_id"] in md
+    # sentence 2 states 72 hours where the document says 24: contradicted, and counted apart
+    assert "67 % of sentences supported** (2/3: 2 supported, 1 contradicted;" in md
+    assert "**CONTRADICTED**" in md and cite["requirement_id"] in md
     page = wb.export_draft(run.run_id, "html")[0].decode()
-    assert "<q>" in page and "Not supported" in page and "&lt;" not in data["draft"]
+    assert "<q>" in page and "Contradicted" in page and "&lt;" not in data["draft"]
 
 
 def test_an_item_marked_unsupported_marks_its_sentence_and_the_words_stay(checked):
@@ -128,7 +131,8 @@ def test_cli_check_draft_stores_prints_and_writes_the_checked_draft(data_dir, ma
     assert [s["supported"] for s in after["sentence_support"]] == [True, True, False]
     assert cli.main(["check-draft", str(draft), row["documents"][0]["document_id"]]) == 0
     out = capsys.readouterr().out
-    assert "UNSUPPORTED" in out and "33 % of sentences supported (red)" in out
+    assert "CONTRADICTED" in out and "NOT STATED" in out
+    assert "33 % of sentences supported (red): 1 supported, 1 contradicted, 1 not stated" in out
     assert cli.main(["check-draft", str(tmp_path / "missing.md"), str(pdf)]) == 2
 
 
@@ -180,3 +184,93 @@ def test_draft_labels_calibrate_the_claim_checker_and_revert(data_dir, make_pdf,
     assert "claim checker as shipped" in capsys.readouterr().out
     assert [c.supported for c in wb.check_claims(claims, [doc.id])] == [True, True, False]
     assert cli.main(["calibrate", "--claims", "--revert"]) == 2
+
+
+# --- contradiction is a verdict (issue 40) ------------------------------------------------------------
+AGREEMENT = ("Term. This Agreement remains in force for three years from the Effective Date. "
+             "Governing Law. This Agreement is governed by the laws of the State of New York.")
+CLAIMS = ["This Agreement remains in force for three years.",
+          "This Agreement is governed by the laws of the State of California.",
+          "Every visitor <b>must</b> bring a passport to the annual shareholder dinner."]
+
+
+@pytest.fixture
+def against(data_dir, make_pdf):
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    wb = Workbench(get_settings())
+    doc = wb.ingest(make_pdf([AGREEMENT], name="agreement.pdf"), source_type="contract")
+    return wb, doc, wb.check_draft("\n".join(CLAIMS), [doc.id], title="Deal memo", markdown=False)
+
+
+def test_a_contradicted_sentence_is_shown_with_the_clause_that_contradicts_it_in_every_export(against):
+    wb, doc, run = against
+    rr = wb.reviewed(run.run_id)
+    s = rr.answer.sentences
+    assert [x.verdict for x in s] == ["supported", "contradicted", "not_stated"], [x.reason for x in s]
+    assert [x.supported for x in s] == [True, False, False]
+    (rid,) = s[1].citations
+    assert "New York" in rr.status_for(rid).evidence.exact_quote  # the deciding clause, not merely the closest
+    assert s[1].reason.startswith("Contradicted")
+    data = json.loads(wb.export_draft(run.run_id, "json")[0])
+    assert [x["verdict"] for x in data["sentences"]] == ["supported", "contradicted", "not_stated"]
+    assert (data["supported"], data["contradicted"], data["not_stated"]) == (1, 1, 1)
+    assert data["verdicts"] == "1 supported, 1 contradicted, 1 not stated"
+    assert data["sentences"][1]["citations"][0]["requirement_id"] == rid
+    md = wb.export_draft(run.run_id, "md")[0].decode()
+    assert "(1/3: 1 supported, 1 contradicted, 1 not stated;" in md
+    assert "**CONTRADICTED**" in md and "**NOT STATED**" in md
+    assert f"Contradicted by {rid} (agreement.pdf, p. 1, unsupported): “" in md and "State of New York" in md
+    page = wb.export_draft(run.run_id, "html")[0].decode()
+    assert '<li class="contradicted">' in page and f"Contradicted by <b>{rid}</b>" in page
+    assert "<b>must</b>" not in page and "&lt;b&gt;must&lt;/b&gt;" in page  # the draft's text stays text
+
+
+def test_cli_check_draft_prints_the_contradicting_clause_and_counts_each_verdict(data_dir, make_pdf, tmp_path, capsys):
+    from workbench import cli
+
+    pdf = make_pdf([AGREEMENT], name="agreement.pdf")
+    draft = tmp_path / "memo.txt"
+    draft.write_text("\n".join(CLAIMS[:2]))
+    assert cli.main(["check-draft", str(draft), str(pdf)]) == 0
+    out = capsys.readouterr().out
+    first, second = out.split("\n  2. ")
+    assert first.lstrip().startswith("1. SUPPORTED ") and second.startswith("CONTRADICTED ")
+    assert re.search(r'Contradicted by REQ-\w+ \(agreement\.pdf, p\. 1\): "This Agreement is governed by the laws '
+                     r'of the State of New York\."', second)
+    assert out.rstrip().endswith("50 % of sentences supported (amber): 1 supported, 1 contradicted")
+
+
+def test_a_contradicted_label_flows_into_the_draft_calibration_and_every_export(against):
+    wb, doc, run = against
+    wb.review(run.run_id, "SENT-3", "contradicted", "ann", note="the annex says visitors need none")
+    first = wb.reviewed(run.run_id).answer.sentences[0].citations[0]
+    wb.review(run.run_id, first, "contradicted", "bob")
+    rr = wb.reviewed(run.run_id)
+    assert [x.verdict for x in rr.answer.sentences] == ["contradicted"] * 3
+    assert [x.supported for x in rr.answer.sentences] == [False] * 3 and rr.badge == "red"
+    assert rr.answer.sentences[2].reason == "labelled contradicted by ann: the annex says visitors need none"
+    st = rr.status_for(first)
+    assert (st.human_label, st.final_status, st.verifier_verdict) == ("contradicted", "unsupported", "supported")
+    # calibration: contradicted is "not supported" for the binary calibrator
+    rows = wb.claim_calibration_data()
+    assert [(r["sentence"], r["human"]) for r in rows] == [(3, False)]
+    # exports: relabel JSONL, CSV, the audit trail (its events included)
+    lines = [json.loads(x) for x in wb.export([run.run_id], "jsonl").data.decode().splitlines()]
+    labelled = {x["requirement_id"]: (x["human_label"], x["human_supported"]) for x in lines}
+    assert labelled == {first: ("contradicted", False), "SENT-3": ("contradicted", False)}
+    csv_text = wb.export([run.run_id], "csv").data.decode()
+    assert f"{first}," in csv_text and ",contradicted,bob," in csv_text
+    audit = json.loads(wb.export([run.run_id], "json", force=True, reason="test: a report of the check").data)
+    (audit_run,) = audit.get("runs", [audit])
+    assert [(e["requirement_id"], e["label"]) for e in audit_run["review_history"]] == [
+        ("SENT-3", "contradicted"), (first, "contradicted")]
+    assert {o["requirement_id"]: o["human_label"] for o in audit_run["human_overrides"]} == {first: "contradicted"}
+    trail = wb.audit_trail(run.run_id)
+    [item] = [r for r in trail["extracted_requirements"] if r["requirement_id"] == first]
+    assert (item["human_label"], item["final_status"]) == ("contradicted", "unsupported")
+    assert [s["verdict"] for s in trail["after_review"]["sentence_support"]] == ["contradicted"] * 3
+    assert [e.label for e in wb.history(run.run_id)] == ["contradicted", "contradicted"]
+    data = json.loads(wb.export_draft(run.run_id, "json")[0])
+    assert data["verdicts"] == "0 supported, 3 contradicted"

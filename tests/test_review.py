@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from workbench.models import Answer, Evidence, ReviewEvent, Run, SentenceSupport, Span, Verification
 from workbench.review import reviewed_run
 
@@ -190,3 +192,103 @@ def test_a_reviewer_supported_part_of_a_sentence_says_where_words_were_left_out(
     assert quote_cut("Either party may terminate this Agreement upon ninety days written notice.") == (False, False)
     assert quote_cut("(b) return the copies to the Disclosing Party; and") == (False, False)
     assert quote_cut("Subject to Section 4, each party shall keep the terms confidential,") == (False, True)
+
+
+# --- "contradicted" (issue 40): a label that says the documents say otherwise ---------------------
+@pytest.mark.parametrize(("label", "final"), [
+    ("supported", "supported"),
+    ("unsupported", "unsupported"),
+    ("contradicted", "unsupported"),  # not supported; the human label keeps why
+])
+def test_an_item_label_gives_its_final_status_and_stays_visible(label, final):
+    rr = reviewed_run(_run(), [_ev(1, "REQ-C001", label)])
+    s = rr.status_for("REQ-C001")
+    assert (s.human_label, s.final_status, s.verifier_verdict) == (label, final, "supported")
+    assert ("REQ-C001" in rr.answer.final_answer) == (final == "supported")
+
+
+@pytest.mark.parametrize(("label", "supported", "verdict"), [
+    ("supported", True, "supported"),
+    ("unsupported", False, "not_stated"),
+    ("contradicted", False, "contradicted"),
+])
+def test_a_sentence_label_sets_supported_and_verdict_alike(label, supported, verdict):
+    rr = reviewed_run(_run(), [_ev(1, "SENT-1", label)])
+    s = rr.answer.sentences[0]
+    assert (s.supported, s.verdict) == (supported, verdict)
+    assert s.reason.startswith(f"labelled {label} by ann")
+    assert rr.answer.support_ratio == (0.5 if not supported else 1.0)
+
+
+def test_a_reset_withdraws_a_contradicted_sentence_label():
+    run = _run()
+    rr = reviewed_run(run, [_ev(1, "SENT-2", "contradicted"), _ev(2, "SENT-2", "reset")])
+    assert rr.answer.sentences[1] == run.answer.sentences[1] and rr.answer.sentences[1].verdict == "supported"
+
+
+def _draft(verdicts=("supported", "contradicted", "not_stated")) -> Run:
+    """A checked draft: sentence i cites REQ-C00i, its machine verdict as given (an item is
+    verified when its sentence was supported)."""
+    evs = [Evidence(requirement_id=f"REQ-C00{i + 1}", source_type="contract", document_id="d" * 64, exact_quote=q,
+                    chunk_id="c", span=_span(i, q)) for i, q in enumerate(QUOTES)]
+    vs = [Verification(requirement_id=e.requirement_id, verified=v == "supported", score=0.9 if v == "supported" else 0.2,
+                       verifier="claims") for e, v in zip(evs, verdicts, strict=True)]
+    sents = [SentenceSupport(text=f"Claim {i + 1} [{e.requirement_id}].", citations=[e.requirement_id],
+                             supported=v == "supported", verdict=v, score=0.9 if v == "supported" else 0.2,
+                             reason=f"{v} by the check") for i, (e, v) in enumerate(zip(evs, verdicts, strict=True))]
+    ans = Answer(final_answer=" ".join(s.text for s in sents), sentences=sents, support_ratio=round(1 / 3, 4))
+    return Run(run_id="r1", question="memo", kind="draft", draft="...", document_ids=["d" * 64], evidence=evs,
+               verifications=vs, answer=ans)
+
+
+@pytest.mark.parametrize(("rid", "label", "verdict", "reason"), [
+    # the check said supported
+    ("REQ-C001", "contradicted", "contradicted", "its evidence was marked contradicted after review: REQ-C001"),
+    ("REQ-C001", "unsupported", "not_stated", "its evidence was marked unsupported after review: REQ-C001"),
+    ("REQ-C001", "supported", "supported", "supported by the check"),
+    # the check said contradicted: a reviewer agrees (the check's reason stays), says not stated, or supported
+    ("REQ-C002", "contradicted", "contradicted", "contradicted by the check"),
+    ("REQ-C002", "unsupported", "contradicted", "contradicted by the check"),
+    ("REQ-C002", "supported", "supported", "its evidence was marked supported after review"),
+    # the check said not stated: a reviewer reads a contradiction in its closest passage
+    ("REQ-C003", "contradicted", "contradicted", "its evidence was marked contradicted after review: REQ-C003"),
+])
+def test_an_item_label_on_a_checked_draft_gives_its_sentence_a_verdict(rid, label, verdict, reason):
+    run = _draft()
+    rr = reviewed_run(run, [_ev(1, rid, label)])
+    n = int(rid[-1]) - 1
+    s = rr.answer.sentences[n]
+    assert (s.verdict, s.reason) == (verdict, reason)
+    assert s.text == run.answer.sentences[n].text  # the analyst's words stay
+    assert all(x.supported == (x.verdict == "supported") for x in rr.answer.sentences)
+    assert [x.verdict for i, x in enumerate(rr.answer.sentences) if i != n] == \
+        [x.verdict for i, x in enumerate(run.answer.sentences) if i != n]
+
+
+def test_a_contradicted_label_that_changes_no_status_is_still_a_revision_of_a_draft():
+    rr = reviewed_run(_draft(), [_ev(4, "REQ-C003", "contradicted")])
+    assert rr.status_for("REQ-C003").final_status == "unsupported"  # as the verifier had it
+    (rev,) = rr.revisions
+    assert rev.triggered_by == [4] and rev.now_citable == rev.no_longer_citable == []
+    rr = reviewed_run(_draft(), [_ev(4, "REQ-C003", "contradicted"), _ev(5, "REQ-C003", "reset")])
+    assert rr.answer.sentences[2].verdict == "not_stated" and len(rr.revisions) == 2
+
+
+def test_events_stored_before_contradicted_existed_read_as_before():
+    """Old records: a SentenceSupport without a verdict reads it from `supported`, and
+    supported/unsupported events mean what they meant."""
+    old = SentenceSupport.model_validate({"text": "x [REQ-C001].", "citations": ["REQ-C001"], "supported": False})
+    assert old.verdict == "not_stated"
+    ev = ReviewEvent.model_validate({"run_id": "r1", "requirement_id": "REQ-C002", "label": "unsupported",
+                                     "reviewer": "ann", "verifier_verdict": "supported"})
+    rr = reviewed_run(_run(), [ev.model_copy(update={"id": 1})])
+    assert rr.status_for("REQ-C002").final_status == "unsupported" and rr.status_for("REQ-C002").human_label == "unsupported"
+
+
+def test_reviewers_saying_unsupported_and_contradicted_disagree_until_adjudicated():
+    events = [_ev(1, "REQ-C002", "unsupported", "ann"), _ev(2, "REQ-C002", "contradicted", "bob")]
+    s = reviewed_run(_run(), events).status_for("REQ-C002")
+    assert s.conflict and s.final_status == "unsupported"
+    s = reviewed_run(_run(), [*events, _ev(3, "REQ-C002", "contradicted", "cy", kind="adjudication")]
+                     ).status_for("REQ-C002")
+    assert not s.conflict and (s.human_label, s.final_status) == ("contradicted", "unsupported")

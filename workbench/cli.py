@@ -341,6 +341,7 @@ def _cmd_check_draft(args: argparse.Namespace) -> int:
     verdict; --out writes the checked draft as md, html or json."""
     import re
 
+    from workbench.models import verdict_summary
     from workbench.service import Workbench
 
     draft_path = Path(args.draft)
@@ -359,10 +360,20 @@ def _cmd_check_draft(args: argparse.Namespace) -> int:
     if args.json:
         emit([json.loads(wb.export_draft(run.run_id, "json")[0])])
         return 0
+    statuses = {st.evidence.requirement_id: st for st in rr.statuses}
+    names = {d.id: d.title or d.filename for d in wb.documents()}
     for n, s in enumerate(rr.answer.sentences, 1):
-        mark = "SUPPORTED  " if s.supported else "CONTRADICTED" if s.verdict == "contradicted" else "UNSUPPORTED"
+        mark = {"supported": "SUPPORTED   ", "contradicted": "CONTRADICTED"}.get(s.verdict, "NOT STATED  ")
         print(f"{n:>3}. {mark} {s.score or 0:.2f}  {s.text}\n     {s.reason}")
-    print(f"run {run.run_id}: {round(rr.answer.support_ratio * 100)} % of sentences supported ({rr.badge})")
+        if s.verdict == "contradicted":  # the clause that says otherwise, where it is
+            for rid in s.citations:
+                if (st := statuses.get(rid)) is not None:
+                    sp = st.evidence.span
+                    where = f"{names.get(st.evidence.document_id, st.evidence.document_id[:12])}, " \
+                            f"{sp.cite if sp else 'not located'}"
+                    print(f"     Contradicted by {rid} ({where}): \"{' '.join(st.evidence.exact_quote.split())}\"")
+    print(f"run {run.run_id}: {round(rr.answer.support_ratio * 100)} % of sentences supported ({rr.badge}): "
+          f"{verdict_summary(rr.answer.sentences)}")
     return 0
 
 
@@ -975,7 +986,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("review", help="record a human label on an evidence item (append-only)")
     s.add_argument("run", metavar="RUN")
     s.add_argument("evidence_id", metavar="EVIDENCE_ID")
-    s.add_argument("--label", required=True, choices=["supported", "unsupported", "reset"])
+    s.add_argument("--label", required=True, choices=["supported", "unsupported", "contradicted", "reset"],
+                   help="contradicted: the documents say otherwise (not supported)")
     s.add_argument("--reviewer", required=True)
     s.add_argument("--adjudicate", action="store_true",
                    help="record the label as the decision that settles reviewers' disagreement")

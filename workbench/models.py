@@ -36,12 +36,28 @@ RejectionReason = Literal[
     "backend_error",
     "hash_mismatch",
 ]
-Label = Literal["supported", "unsupported", "reset"]
+Label = Literal["supported", "unsupported", "contradicted", "reset"]
+# A reviewer's decision on an item or sentence: it is stated (supported), not stated (unsupported),
+# or the documents say otherwise (contradicted: not supported, and its verdict says why)
+HumanLabel = Literal["supported", "unsupported", "contradicted"]
+LABELS: tuple[str, ...] = ("supported", "unsupported", "contradicted", "reset")
 # label: a reviewer's decision; added: a reviewer added evidence the pipeline missed (counts as
 # supported); adjudication: the decision that settles two reviewers' disagreement; correction: a
 # reviewer's own answer for a review-table cell (requirement_id CELL_ID, the answer in `value`)
 EventKind = Literal["label", "added", "adjudication", "correction"]
 FinalStatus = Literal["supported", "unsupported"]
+
+
+def label_status(label: str) -> FinalStatus:
+    """The final status a human label gives: only "supported" is supported (contradicted is not)."""
+    return "supported" if label == "supported" else "unsupported"
+
+
+def label_verdict(label: str) -> Verdict:
+    """The verdict a human label gives a sentence: supported, contradicted, or not stated."""
+    return "supported" if label == "supported" else "contradicted" if label == "contradicted" else "not_stated"
+
+
 Stage = Literal["retrieval", "extract", "verify", "compose", "quality_review", "finalize"]
 STAGES: tuple[str, ...] = ("retrieval", "extract", "verify", "compose", "quality_review", "finalize")
 NO_AUTHORITATIVE_EVIDENCE = "NO_AUTHORITATIVE_EVIDENCE"
@@ -307,6 +323,17 @@ class RequirementReference(BaseModel):
     statement: str
 
 
+class EvidenceConflict(BaseModel):
+    """Another verified item of the run that says otherwise than the evidence a composed sentence
+    cites: the support model reads it as contradicting the cited quote (P ≥ 0.5) and the fact
+    check does not find the two stating the same facts (workbench.pipeline.quality.evidence_conflicts)."""
+
+    cited: str  # the sentence's own evidence ID
+    other: str  # the verified item that says otherwise
+    probability: float  # P(`other` contradicts `cited`), the support model's
+    reason: str = ""  # the facts that differ, in words, when the fact check names them
+
+
 class SentenceSupport(BaseModel):
     """One sentence of a composed answer (seed 004's validate step)."""
 
@@ -318,6 +345,25 @@ class SentenceSupport(BaseModel):
     _fill_verdict = model_validator(mode="before")(_verdict_from_supported)
     score: float | None = None  # a checked draft's sentence: the claim verifier's score in [0, 1]
     answers: float | None = None  # P(the evidence it cites answers the question): its best citation's
+    contradicted_by: list[EvidenceConflict] = Field(default_factory=list)  # verified items saying otherwise
+
+
+VERDICT_WORDS: dict[str, str] = {"supported": "supported", "contradicted": "contradicted", "not_stated": "not stated"}
+
+
+def verdict_counts(sentences: Sequence[SentenceSupport]) -> dict[str, int]:
+    """Sentences per verdict, every verdict present (a badge counts contradicted ones apart)."""
+    out = dict.fromkeys(VERDICT_WORDS, 0)
+    for s in sentences:
+        out[s.verdict] += 1
+    return out
+
+
+def verdict_summary(sentences: Sequence[SentenceSupport]) -> str:
+    """"2 supported, 1 contradicted, 1 not stated": the verdicts a checked draft's reader counts
+    (a verdict no sentence has is left out, supported always said)."""
+    counts = verdict_counts(sentences)
+    return ", ".join(f"{n} {VERDICT_WORDS[v]}" for v, n in counts.items() if n or v == "supported")
 
 
 class QualityFinding(BaseModel):
@@ -483,14 +529,14 @@ class EvidenceStatus(BaseModel):
     evidence: Evidence
     verification: Verification | None = None
     verifier_verdict: FinalStatus
-    human_label: FinalStatus | None = None  # None: no human decision (or reset)
-    final_status: FinalStatus  # the human label when there is one, else the verifier's
+    human_label: HumanLabel | None = None  # None: no human decision (or reset)
+    final_status: FinalStatus  # the human label's status (label_status) when there is one, else the verifier's
     reviewer: str | None = None
     note: str | None = None
     reviewed_at: datetime | None = None
     hash_ok: bool = True  # False: the stored PDF no longer yields this quote's SHA-256
     human_added: bool = False  # a reviewer added it (the pipeline missed it); reviewer/note say who and why
-    reviewer_labels: dict[str, FinalStatus] = Field(default_factory=dict)  # each reviewer's current label
+    reviewer_labels: dict[str, HumanLabel] = Field(default_factory=dict)  # each reviewer's current label
     conflict: bool = False  # reviewers disagree and no adjudication settled it
     adjudicated: bool = False  # the human label is an adjudicator's decision
 
@@ -705,7 +751,7 @@ class CellCitation(BaseModel):
     end: int | None = None
     text_sha256: str | None = None  # of the quote's span as located in the document (re-checked on load)
     final_status: FinalStatus = "supported"
-    human_label: FinalStatus | None = None
+    human_label: HumanLabel | None = None
     ocr_confidence: float | None = None  # the quote was read by OCR (issue 42): its words' mean confidence
     ocr_min_confidence: float | None = None
 

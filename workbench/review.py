@@ -7,7 +7,8 @@ CLI, every export format, the metrics) reads the one `ReviewedRun` it returns, s
 Rules, in one place:
 - An item's final status is the human label when there is one (an adjudication beats plain
   labels; a reset withdraws every label before it), else the verifier's; never supported when
-  the hash re-check failed. Both verdicts stay visible.
+  the hash re-check failed. Both verdicts stay visible. A "contradicted" label (the documents say
+  otherwise) is not supported; it tells a reader why (models.label_status, label_verdict).
 - Reviewer-added evidence (event kind "added") is an item like any other, human-Supported.
 - The answer is recomposed whenever the set of supported items changes: sentences whose
   citations are all no longer supported are dropped, unsupported IDs leave the others, and
@@ -16,7 +17,10 @@ Rules, in one place:
   coverage, support ratio and confidence. Each recomposition is an `AnswerRevision` naming the
   events that caused it; the machine answer is kept beside it.
 - A checked draft (run kind "draft") is never recomposed: its sentences stay the analyst's,
-  marked supported or not by their evidence's final status (`draft_answer`).
+  marked supported or not by their evidence's final status (`draft_answer`); a sentence whose
+  evidence a reviewer labelled contradicted is contradicted.
+- Every sentence's `supported` agrees with its `verdict`: a sentence label sets both
+  (supported → supported, unsupported → not stated, contradicted → contradicted).
 - A sentence label (SENT-n) names the n-th sentence of the answer shown when it was recorded;
   it follows that sentence's text through later revisions.
 """
@@ -33,6 +37,7 @@ from workbench.models import (
     Evidence,
     EvidenceStatus,
     FinalStatus,
+    HumanLabel,
     QualityFinding,
     RequirementReference,
     ReviewedRun,
@@ -40,6 +45,8 @@ from workbench.models import (
     Run,
     SentenceSupport,
     Verification,
+    label_status,
+    label_verdict,
     sha256_text,
     support_badge,
 )
@@ -129,8 +136,8 @@ class _Item:
         return self.adjudication or (self.labels[-1] if self.labels else None)
 
     @property
-    def per_reviewer(self) -> dict[str, FinalStatus]:
-        out: dict[str, FinalStatus] = {}
+    def per_reviewer(self) -> dict[str, HumanLabel]:
+        out: dict[str, HumanLabel] = {}
         for ev in self.labels:
             out[ev.reviewer] = ev.label  # type: ignore[assignment] - resets never reach labels
         return out
@@ -160,7 +167,7 @@ def _statuses(run: Run, added: list[Evidence], items: dict[str, _Item], problems
         out.append(EvidenceStatus(
             run_id=run.run_id, evidence=ev, verification=run.verification_for(rid),
             verifier_verdict=verifier_verdict(run, rid), human_label=human,
-            final_status=(human or verifier_verdict(run, rid)) if ok else "unsupported",
+            final_status=(label_status(human) if human else verifier_verdict(run, rid)) if ok else "unsupported",
             reviewer=cur.reviewer if cur else None, note=cur.note if cur else None,
             reviewed_at=cur.timestamp if cur else None, hash_ok=ok, human_added=rid in added_ids,
             reviewer_labels=per, adjudicated=it.adjudication is not None,
@@ -307,20 +314,28 @@ def compose_answer(run: Run, evidence: list[Evidence], supported: list[str], hum
     return ans
 
 
-def draft_answer(run: Run, supported: set[str], now_supported_by_humans: set[str]) -> Answer:
+def draft_answer(run: Run, supported: set[str], now_supported_by_humans: set[str],
+                 contradicted: set[str] | frozenset[str] = frozenset()) -> Answer:
     """A checked draft after item review: every sentence kept, in the analyst's words; one whose
-    evidence is no longer supported is marked unsupported, one the check rejected becomes
-    supported when a reviewer marked its (machine-rejected) evidence Supported."""
+    evidence is no longer supported is marked not stated, one whose evidence a reviewer labelled
+    contradicted (`contradicted`) is contradicted, one the check rejected becomes supported when a
+    reviewer marked its (machine-rejected) evidence Supported."""
     from workbench.pipeline.draft import draft_answer_from
 
     out = []
     for s in run.answer.sentences:
         bad = [c for c in s.citations if c not in supported]
-        if s.citations and bad and s.supported:
-            s = s.model_copy(update={"supported": False,
+        against = [c for c in s.citations if c in contradicted]
+        if s.citations and against:
+            reason = s.reason if s.verdict == "contradicted" and not s.supported else \
+                f"its evidence was marked contradicted after review: {', '.join(against)}"
+            s = s.model_copy(update={"supported": False, "verdict": "contradicted", "reason": reason})
+        elif s.citations and bad and s.supported:
+            s = s.model_copy(update={"supported": False, "verdict": "not_stated",
                                      "reason": f"its evidence was marked unsupported after review: {', '.join(bad)}"})
         elif s.citations and not bad and not s.supported and set(s.citations) & now_supported_by_humans:
-            s = s.model_copy(update={"supported": True, "reason": "its evidence was marked supported after review"})
+            s = s.model_copy(update={"supported": True, "verdict": "supported",
+                                     "reason": "its evidence was marked supported after review"})
         out.append(s)
     return draft_answer_from(out, n_verified=len(supported), note=" (after review)")
 
@@ -355,7 +370,7 @@ def _with_sentence_labels(answer: Answer, labels: Mapping[str, ReviewEvent], n_s
     for s in answer.sentences:
         ev = labels.get(s.text)
         if ev is not None:
-            s = s.model_copy(update={"supported": ev.label == "supported",
+            s = s.model_copy(update={"supported": ev.label == "supported", "verdict": label_verdict(ev.label),
                                      "reason": f"labelled {ev.label} by {ev.reviewer}" + (f": {ev.note}" if ev.note else "")})
         sentences.append(s)
     n_sup = sum(s.supported for s in sentences)
@@ -405,12 +420,20 @@ def reviewed_run(run: Run, events: Iterable[ReviewEvent], problems: Mapping[str,
         # the machine's own ranking first (best score first), then the human's additions in order
         return sorted(ids, key=lambda i: (i not in score, -score.get(i, 0.0), order[i]))
 
+    def against() -> frozenset[str]:
+        """A draft's items a reviewer labelled contradicted: their sentences' verdict changes even
+        where what is supported does not (a question run's answer only cites supported items)."""
+        if run.kind != "draft":
+            return frozenset()
+        return frozenset(i for i, it in items.items() if it.deciding is not None
+                         and it.deciding.label == "contradicted" and i not in problems)
+
     def answer_for(ids: list[str]) -> Answer:
-        if set(ids) == machine_set:
+        if set(ids) == machine_set and not against():
             base = run.answer  # nothing changed: the machine answer is the reader's answer
         elif run.kind == "draft":  # the analyst's words stay; review marks them
             human = {i for i, it in items.items() if it.deciding is not None and it.deciding.label == "supported"}
-            base = draft_answer(run, set(ids), human - machine_set)
+            base = draft_answer(run, set(ids), human - machine_set, against())
         else:
             marked = {i: it.deciding.reviewer for i, it in items.items()
                       if it.deciding is not None and it.deciding.label == "supported"}
@@ -418,18 +441,20 @@ def reviewed_run(run: Run, events: Iterable[ReviewEvent], problems: Mapping[str,
         return _with_sentence_labels(base, sent_labels, len(ids))
 
     current_ids = machine_ids
+    current_against: frozenset[str] = frozenset()
     answer = run.answer
     revisions: list[AnswerRevision] = []
 
     def settle(cause: list[ReviewEvent]) -> None:
-        """Recompose when the supported set changed; an event that changes nothing is no cause."""
-        nonlocal current_ids, answer
+        """Recompose when the supported set (or a draft's contradicted items) changed; an event
+        that changes nothing is no cause."""
+        nonlocal current_ids, current_against, answer
         ids = final_ids()
-        if set(ids) == set(current_ids):
+        if set(ids) == set(current_ids) and against() == current_against:
             return
         new_answer = answer_for(ids)
         revisions.append(_revision(len(revisions) + 1, answer, new_answer, current_ids, ids, cause))
-        current_ids, answer = ids, new_answer
+        current_ids, current_against, answer = ids, against(), new_answer
 
     settle([])  # the hash re-check alone may already change what is citable
     for ev in events:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from workbench.config import Settings
 from workbench.errors import NotFoundError, ReviewerRequiredError, WorkbenchError
 from workbench.models import (
+    LABELS,
     SOURCE_TYPES,
     Answer,
     ClaimCheck,
@@ -519,13 +520,15 @@ class Workbench:
 
     def review(self, run_id: str, requirement_id: str, label: str, reviewer: str | None, note: str = "", *,
                adjudication: bool = False, identity: Identity | None = None) -> ReviewEvent:
-        """Append a human label (supported / unsupported / reset) for an evidence ID, or "SENT-<n>"
-        for the n-th sentence of the answer as a reader sees it now (1-based). `adjudication`
+        """Append a human label (supported / unsupported / contradicted / reset) for an evidence ID,
+        or "SENT-<n>" for the n-th sentence of the answer as a reader sees it now (1-based).
+        Contradicted: the documents say otherwise; it counts as not supported everywhere a binary
+        status is read (final status, metrics, calibration) and sets the verdict. `adjudication`
         records the label as the decision that settles reviewers' disagreement. Returns once the
         event is durably stored. With sign-in on, the event records `identity` (a signed-in
         reviewer; `reviewer` is ignored) and adjudicating needs the adjudicator role."""
-        if label not in ("supported", "unsupported", "reset"):
-            raise WorkbenchError(f"unknown label {label!r}: use supported, unsupported or reset")
+        if label not in LABELS:
+            raise WorkbenchError(f"unknown label {label!r}: use supported, unsupported, contradicted or reset")
         reviewer = self._reviewer(reviewer, identity, "adjudicate" if adjudication else "label")
         verdict = self._verifier_verdict(self.reviewed(run_id), requirement_id)
         return self.store.add_review(ReviewEvent(run_id=run_id, requirement_id=requirement_id, label=label,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from workbench.models import Draft, Evidence, SentenceSupport
 from workbench.pipeline.quality import review, sanitize
 from workbench.text import cited_ids, remove_ids, speculative_terms, split_sentences, strip_citations
@@ -102,3 +104,106 @@ def test_an_empty_answer_fails_review():
     rev = run_review("", unused=["REQ-P001", "REQ-P002", "REQ-P003"])
     assert not rev.passed and rev.sentences == []
     assert next(f for f in rev.findings if f.check == "has_answer").passed is False
+
+
+# --- a sentence whose evidence another verified item contradicts (issue 40) -----------------------------
+NEW_YORK = ev("REQ-C001", "This Agreement is governed by the laws of the State of New York.")
+CALIFORNIA = ev("REQ-C002", "This Agreement is governed by the laws of the State of California.")
+NOTICE = ev("REQ-C003", "Notice of termination shall be given sixty days in advance.")
+NOTICE_AGAIN = ev("REQ-C004", "Either party shall give sixty days notice before terminating.")
+
+
+def _says_otherwise(pairs: dict[tuple[str, str], float]):
+    """A stand-in support model: P(contradicted) for (claim, span) pairs named by quote words, else 0.1."""
+    def contradiction(text: str, spans: list[str]):
+        import numpy as np
+
+        return np.array([next((p for (a, b), p in pairs.items() if a in text and b in s), 0.1) for s in spans])
+    return contradiction
+
+
+def _sentences(*cites: str) -> list[SentenceSupport]:
+    return [SentenceSupport(text=f"Sentence {i} [{c}].", citations=[c], supported=True) for i, c in enumerate(cites, 1)]
+
+
+def test_a_sentence_is_flagged_when_another_verified_item_says_otherwise_and_the_facts_agree():
+    from workbench.pipeline.quality import conflicts_finding, evidence_conflicts
+
+    model = _says_otherwise({("New York", "California"): 0.93})
+    out = evidence_conflicts(_sentences("REQ-C001", "REQ-C003"), [NEW_YORK, CALIFORNIA, NOTICE], model)
+    (x,) = out[0].contradicted_by
+    assert (x.cited, x.other, x.probability) == ("REQ-C001", "REQ-C002", 0.93)
+    assert x.reason == "REQ-C001 says the laws of New York, REQ-C002 says the laws of California"
+    assert out[1].contradicted_by == []
+    finding = conflicts_finding(out)
+    assert not finding.passed and finding.check == "evidence_consistent"
+    assert finding.detail.startswith("sentence 1 [REQ-C001]: REQ-C002 says otherwise than REQ-C001 (p=0.93;")
+    # both sides cited: each sentence says what contradicts it; one model read serves both
+    out = evidence_conflicts(_sentences("REQ-C001", "REQ-C002"), [NEW_YORK, CALIFORNIA], model)
+    assert [[(y.cited, y.other) for y in s.contradicted_by] for s in out] == [[("REQ-C001", "REQ-C002")],
+                                                                            [("REQ-C002", "REQ-C001")]]
+
+
+@pytest.mark.parametrize(("case", "sentences", "verified", "pairs"), [
+    ("below the threshold", ("REQ-C001",), [NEW_YORK, CALIFORNIA], {("New York", "California"): 0.49}),
+    # the model reads a contradiction, the fact check finds the same facts (sixty days) stated alike
+    ("the fact check disagrees", ("REQ-C003",), [NOTICE, NOTICE_AGAIN], {("Notice", "Either"): 0.8}),
+    ("cited by the same sentence", (), [NEW_YORK, CALIFORNIA], {("New York", "California"): 0.93}),
+    ("the same passage", ("REQ-C001",), [NEW_YORK, ev("REQ-C009", NEW_YORK.exact_quote)], {("New", "New"): 0.9}),
+    ("nothing else verified", ("REQ-C001",), [NEW_YORK], {("New York", "New York"): 0.9}),
+])
+def test_no_flag(case, sentences, verified, pairs):
+    from workbench.pipeline.quality import conflicts_finding, evidence_conflicts
+
+    sents = _sentences(*sentences) or [SentenceSupport(text="Both [REQ-C001, REQ-C002].",
+                                                       citations=["REQ-C001", "REQ-C002"], supported=True)]
+    out = evidence_conflicts(sents, verified, _says_otherwise(pairs))
+    assert all(s.contradicted_by == [] for s in out), case
+    assert conflicts_finding(out).passed
+
+
+def test_the_model_reads_only_the_closest_verified_items_of_a_bounded_pool():
+    from workbench.pipeline.quality import evidence_conflicts
+
+    reads: list[tuple[str, list[str]]] = []
+
+    def contradiction(text, spans):
+        import numpy as np
+
+        reads.append((text, spans))
+        return np.zeros(len(spans))
+
+    many = [ev(f"REQ-C{i:03d}", f"Clause {i}: the supplier shall deliver {i} crates of apples weekly.") for i in range(30)]
+    evidence_conflicts(_sentences("REQ-C000", "REQ-C001"), many, contradiction, limit=20, closest=3)
+    assert len(reads) <= 2 and sum(len(s) for _, s in reads) <= 2 * 3
+    assert all(not any(f"Clause {i}:" in s for s in spans) for _, spans in reads for i in range(20, 30))
+
+
+def test_an_answer_citing_two_documents_that_disagree_has_the_finding_in_show_json(data_dir, make_pdf, capsys):
+    """Real support model: a contract says New York, its amendment California; each sentence of the
+    answer is flagged with the other, and `show --json` carries the finding."""
+    import json
+
+    from workbench import cli
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    wb = Workbench(get_settings())
+    a = wb.ingest(make_pdf(["Services Agreement. 1. Services. The Supplier shall provide the services in Schedule A. "
+                            "2. Governing Law. This Agreement is governed by the laws of the State of New York."],
+                           name="agreement.pdf"), source_type="contract")
+    b = wb.ingest(make_pdf(["Amendment No. 1. 1. Governing Law. This Agreement is governed by the laws of the State "
+                            "of California. 2. Fees. The fees are increased by five percent."],
+                           name="amendment.pdf"), source_type="contract")
+    [run] = wb.ask(["Which law governs the Agreement?"], [a.id, b.id])
+    flagged = [s for s in run.answer.sentences if s.contradicted_by]
+    assert len(flagged) == 2, [(s.text, s.contradicted_by) for s in run.answer.sentences]
+    state = {e.requirement_id: "New York" if "New York" in e.exact_quote else "California" for e in run.evidence}
+    for s in flagged:
+        (x,) = s.contradicted_by
+        assert {state[x.cited], state[x.other]} == {"New York", "California"}
+        assert x.probability >= 0.5
+    assert cli.main(["show", run.run_id, "--json"]) == 0
+    trail = json.loads(capsys.readouterr().out)
+    (finding,) = [q for q in trail["after_review"]["quality_review"] if q["check"] == "evidence_consistent"]
+    assert not finding["passed"] and "says otherwise than" in finding["detail"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.store import factories as f
-from workbench.models import EvidenceStatus
+from workbench.models import EvidenceStatus, label_status
 from workbench.store.metrics import cohen_kappa, compute
 
 
@@ -14,7 +14,7 @@ def _status(i: int, verifier: str, human: str | None, reason: str | None = None)
     run = f.run("r", "d" * 64, {ev.requirement_id: verifier == "supported"})
     v = run.verifications[0].model_copy(update={"rejection_reason": reason if verifier == "unsupported" else None})
     return EvidenceStatus(run_id="r", evidence=ev, verification=v, verifier_verdict=verifier, human_label=human,
-                          final_status=human or verifier)
+                          final_status=label_status(human) if human else verifier)
 
 
 def test_kappa_matches_a_hand_computed_table():
@@ -56,6 +56,16 @@ def test_metrics_count_only_reviewed_items_for_agreement():
     assert (m.verified, m.pass_rate) == (3, 0.5)
     assert (m.final_supported, m.final_pass_rate) == (3, 0.5)  # items 1, 3, 6
     assert sum(m.score_histogram) == 6
+
+
+def test_a_contradicted_label_agrees_with_a_verifier_that_rejected_and_overrides_one_that_passed():
+    statuses = [_status(1, "unsupported", "contradicted", "requires_inference"), _status(2, "supported", "contradicted"),
+                _status(3, "supported", "supported"), _status(4, "unsupported", "unsupported", "requires_inference")]
+    m = compute(statuses, run_id="r")
+    assert m.confusion == {"supported": {"supported": 1, "unsupported": 1},
+                           "unsupported": {"supported": 0, "unsupported": 2}}
+    assert (m.overrides, m.agreement_labels, m.final_supported) == (1, 4, 1)
+    assert m.override_by_reason["requires_inference"] == {"reviewed": 2, "overrides": 0, "rate": 0.0}
 
 
 def test_reviewer_added_evidence_is_no_verifier_disagreement_and_every_agreement_says_its_labels():

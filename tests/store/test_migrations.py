@@ -106,3 +106,33 @@ def test_a_database_at_head_is_opened_without_running_alembic(tmp_path: Path, mo
     assert again.list_runs() == []
     again.dispose()
     assert calls == []
+
+
+def test_0007_lets_a_label_say_contradicted_and_keeps_older_events_and_the_append_only_triggers(tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    engine = make_engine(url)
+    insert = ("INSERT INTO review_events (run_id, requirement_id, label, reviewer, note, timestamp, chain_hash) "
+              "VALUES ('r', 'REQ-C001', :label, 'ann', '', '2026-01-01', :chain)")
+    try:
+        migrate.upgrade(engine, "0006_review_tables")
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO runs (run_id, question, backend, created_at, payload) "
+                              "VALUES ('r', 'q', 'rules', '2026-01-01', '{}')"))
+            conn.execute(text(insert), {"label": "unsupported", "chain": "c" * 64})
+        with pytest.raises(Exception, match="ck_review_label|CHECK"), engine.begin() as conn:
+            conn.execute(text(insert), {"label": "contradicted", "chain": None})
+        migrate.upgrade(engine)
+        with engine.begin() as conn:
+            conn.execute(text(insert), {"label": "contradicted", "chain": None})
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT id, label, chain_hash FROM review_events ORDER BY id")).all()
+        assert [tuple(r) for r in rows] == [(1, "unsupported", "c" * 64), (2, "contradicted", None)]
+        for sql in ("UPDATE review_events SET note = 'x'", "DELETE FROM review_events",
+                    "INSERT INTO review_events (id, run_id, requirement_id, label, reviewer, note, timestamp) "
+                    "VALUES (1, 'r', 'REQ-C001', 'reset', 'eve', '', '2026-01-02')"):
+            with pytest.raises(Exception, match="append-only"), engine.begin() as conn:
+                conn.execute(text(sql))
+        with pytest.raises(Exception, match="ck_review_label|CHECK"), engine.begin() as conn:
+            conn.execute(text(insert), {"label": "maybe", "chain": None})
+    finally:
+        engine.dispose()

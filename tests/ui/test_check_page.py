@@ -24,10 +24,11 @@ def test_a_pasted_draft_is_checked_sentence_by_sentence_and_relabelled(workspace
     assert not at.exception, at.exception
     (draft,) = [r for r in wb.runs() if r.kind == "draft"]
     body = texts(at)
-    assert "50 % of sentences supported" in body and "1 of 2 sentence(s) supported" in body
+    assert "50 % of sentences supported" in body and "2 sentence(s): 1 supported, 1 not stated" in body
     assert ":orange-badge[" in "\n".join(m.value for m in at.markdown)
-    verdicts = [m.value for m in at.markdown if "upported]" in m.value and ("material/check:" in m.value or "material/close:" in m.value)]
-    assert [("green" in v) for v in verdicts] == [True, False]
+    verdicts = [m.value for m in at.markdown if m.value.startswith((":green-badge[", ":orange-badge[", ":red-badge["))
+                and ("Supported]" in m.value or "Not stated]" in m.value or "Contradicted]" in m.value)]
+    assert [v.split("[")[0] for v in verdicts] == [":green-badge", ":orange-badge"]
     assert "mayor's goldfish" in body and "##" not in body  # Markdown read as structure, shown as text
     # the best evidence links to Review on that item
     rid = wb.reviewed(draft.run_id).answer.sentences[0].citations[0]
@@ -85,3 +86,45 @@ def test_the_same_draft_submitted_twice_in_a_row_is_stored_once(workspace):
     at.text_area(key="check_draft_text").set_value(DRAFT + "\nA second thought.\n")
     next(b for b in at.button if b.label == "Check the draft").click().run()
     assert len([r for r in wb.runs() if r.kind == "draft"]) == 2  # an edited draft is a new check
+
+
+def test_a_contradicted_sentence_is_red_with_the_clause_that_contradicts_it_and_can_be_labelled(workspace):
+    """The policy says audit logs are retained for one year; a draft saying five years is contradicted."""
+    wb, doc, _ = workspace
+    run = wb.check_draft("The organization shall limit system access to authorized users.\n"
+                         "Audit logs are retained for five years.", [doc.id], title="Retention memo")
+    (rid,) = wb.reviewed(run.run_id).answer.sentences[1].citations
+    at = on_page(app(), "check", reviewer="Ann")
+    assert not at.exception, at.exception
+    md = "\n".join(m.value for m in at.markdown)
+    assert ":red-badge[:material/block: 1 contradicted]" in md and ":red-badge[:material/block: Contradicted]" in md
+    body = texts(at)
+    assert "2 sentence(s): 1 supported, 1 contradicted" in body
+    assert f":red[**Contradicted by {rid}** (policy.pdf, p. 2, unsupported):]" in body
+    assert ":red[“Audit logs are retained for one year.”]" in body  # the clause, its words shown as text
+    assert any(m.value.startswith("**2.** :red[") for m in at.markdown)
+    at.button(key=f"draft_con_{run.run_id}_1").click().run()
+    assert not at.exception, at.exception
+    (ev,) = wb.store.history(run.run_id)
+    assert (ev.requirement_id, ev.label) == ("SENT-1", "contradicted")
+    assert "2 sentence(s): 0 supported, 2 contradicted" in texts(at)
+
+
+def test_the_answer_page_flags_a_sentence_whose_evidence_another_verified_item_contradicts(data_dir, make_pdf):
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    wb = Workbench(get_settings())
+    a = wb.ingest(make_pdf(["Services Agreement. 1. Services. The Supplier shall provide the services in Schedule A. "
+                            "2. Governing Law. This Agreement is governed by the laws of the State of New York."],
+                           name="agreement.pdf"), source_type="contract")
+    b = wb.ingest(make_pdf(["Amendment No. 1. 1. Governing Law. This Agreement is governed by the laws of the State "
+                            "of California. 2. Fees. The fees are increased by five percent."],
+                           name="amendment.pdf"), source_type="contract")
+    [run] = wb.ask(["Which law governs the Agreement?"], [a.id, b.id])
+    at = on_page(app(run=run.run_id), "answer")
+    body = texts(at)
+    assert "**Evidence that says otherwise** (2 of 2 sentences)" in body
+    captions = [shown(c.value) for c in at.caption if "says otherwise" in c.value]
+    assert captions and all(c.startswith(":red[:material/block: **REQ-") for c in captions)
+    assert any("“This Agreement is governed by the laws of the State of California.”" in c for c in captions)

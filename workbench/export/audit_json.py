@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from workbench.export.bundle import ExportBundle, RunBundle
+from workbench.models import label_status
 
 
 def run_audit(rb: RunBundle) -> dict[str, Any]:
@@ -30,7 +31,7 @@ def run_audit(rb: RunBundle) -> dict[str, Any]:
     trail["human_overrides"] = [
         {"requirement_id": s.evidence.requirement_id, "verifier_verdict": s.verifier_verdict,
          "human_label": s.human_label, "reviewer": s.reviewer, "note": s.note}
-        for s in rb.statuses if s.human_label is not None and s.human_label != s.verifier_verdict
+        for s in rb.statuses if s.human_label is not None and label_status(s.human_label) != s.verifier_verdict
     ]
     trail["review_history"] = [e.model_dump(mode="json") for e in rb.history]
     trail["reviewed_answer"] = rb.effective_answer.model_dump(mode="json")

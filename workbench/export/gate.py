@@ -49,14 +49,15 @@ def evaluate(rb: RunBundle, min_coverage: float, min_support: float) -> GateDeci
     covered = supported = 0
     for i, sent in enumerate(sentences, 1):
         good = [c for c in sent.citations if c in final and final[c].final_status == "supported"]
-        rejected_by_human = [c for c in sent.citations if c in final and final[c].human_label == "unsupported"]
+        rejected_by_human = [c for c in sent.citations if c in final and final[c].human_label in ("unsupported", "contradicted")]
         covered += bool(good)
         supported += bool(good and sent.supported and not rejected_by_human)
         if not good:
             why = _why_not_covered(sent.citations, final)
             reasons.append(f'needs human check: sentence {i} "{_short(sent.text)}" {why}')
         elif rejected_by_human:
-            who = ", ".join(f"{c} marked unsupported by {final[c].reviewer or 'a reviewer'}" for c in rejected_by_human)
+            who = ", ".join(f"{c} marked {final[c].human_label} by {final[c].reviewer or 'a reviewer'}"
+                            for c in rejected_by_human)
             reasons.append(f'needs human check: sentence {i} "{_short(sent.text)}" cites evidence a human rejected ({who})')
         elif not sent.supported:
             reasons.append(f'needs human check: sentence {i} "{_short(sent.text)}" is not supported by its evidence'

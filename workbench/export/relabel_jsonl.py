@@ -1,7 +1,8 @@
 """JSONL relabel dataset: one line per item a human has labelled (the current label; reset items
 are not labelled), for training and calibrating verifiers. Evidence items pair the run's
 question with the quote; answer-sentence reviews ("SENT-<n>") pair the sentence (a claim) with
-the quotes it cites. Labels are "supported" / "unsupported"."""
+the quotes it cites. Labels are "supported" / "unsupported" / "contradicted" (the documents say
+otherwise); `human_supported` is the label as a binary target (contradicted is not supported)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def _evidence_lines(rb: RunBundle) -> list[dict[str, Any]]:
             "end": sp.end if sp else None,
             "verifier_label": st.verifier_verdict,
             "human_label": st.human_label,
+            "human_supported": st.human_label == "supported",
             "reviewer": st.reviewer,
             "timestamp": st.reviewed_at.isoformat() if st.reviewed_at else None,
             "run_id": rb.run.run_id,
@@ -74,6 +76,7 @@ def _sentence_lines(rb: RunBundle) -> list[dict[str, Any]]:
             "end": first.end if first else None,
             "verifier_label": e.verifier_verdict or ("supported" if sent.supported else "unsupported"),
             "human_label": e.label,
+            "human_supported": e.label == "supported",
             "reviewer": e.reviewer,
             "timestamp": e.timestamp.isoformat(),
             "run_id": rb.run.run_id,

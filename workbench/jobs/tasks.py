@@ -62,7 +62,7 @@ def perform(wb, info: JobInfo, payload: dict[str, Any], event: Callable[[StageEv
     if kind == "verify":
         update(progress=0.1, message=f"checking {len(payload['claims'])} claim(s)", document_ids=doc_ids)
         checks = wb.check_claims(payload["claims"], doc_ids, backend=payload.get("backend") or "rules")
-        rows = [{"claim": c.claim, "supported": c.supported, "score": c.score, "reason": c.reason,
+        rows = [{"claim": c.claim, "verdict": c.verdict, "supported": c.supported, "score": c.score, "reason": c.reason,
                  "evidence": [{"page": e.page, "start": e.start, "end": e.end, "text": e.text} for e in c.evidence]}
                 for c in checks]
         return info.model_copy(update={"document_ids": doc_ids, "result": rows, "progress": 1.0})

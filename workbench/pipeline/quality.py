@@ -6,10 +6,12 @@ removed from the answer and reported; the findings become feedback for a revise 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from workbench.models import ANSWERS, Draft, Evidence, QualityFinding, SentenceSupport
+import numpy as np
+
+from workbench.models import ANSWERS, Draft, Evidence, EvidenceConflict, QualityFinding, SentenceSupport
 from workbench.text import cited_ids, mentioned_ids, remove_ids, speculative_terms, split_sentences, strip_citations
 
 # Feedback lines start with one of these tags; a composer may drop the IDs a line names.
@@ -83,6 +85,98 @@ def answer_relevance(question: str, sentences: list[SentenceSupport], verified: 
     return out, round(max(rel.values()), 4)
 
 
+CONTRADICTS = 0.5  # P(another verified quote contradicts a cited one) from which a sentence is flagged
+MAX_CONFLICT_ITEMS = 20  # verified items read against each other at most
+CLOSEST = 3  # per cited quote, the other items closest in meaning the support model reads (≤ 20 × 3 pairs)
+
+
+def _model_contradiction() -> Callable[[str, list[str]], np.ndarray] | None:
+    """P(each span contradicts the text) from the judge's support model; None for a judge without one."""
+    from workbench.backends import engine
+
+    model = getattr(engine.SCORES.judge or engine.get_judge(), "model", None)
+    if model is None:
+        return None
+    return lambda text, spans: model.probabilities(text, spans)[:, 1]
+
+
+def evidence_conflicts(sentences: Sequence[SentenceSupport], verified: Sequence[Evidence],
+                       contradiction: Callable[[str, list[str]], np.ndarray] | None = None,
+                       limit: int = MAX_CONFLICT_ITEMS, closest: int = CLOSEST) -> list[SentenceSupport]:
+    """Each sentence with `contradicted_by`: the run's other verified items that say otherwise than
+    a quote it cites. The support model reads each pair of a cited quote and one of the `closest`
+    other verified quotes nearest it in meaning (a contradiction is about the same thing), once per
+    pair, either way round; a pair counts from P(contradicted) ≥ CONTRADICTS when the fact check
+    agrees — it does not find every fact the one quote states stated alike by the other. Cheap by
+    design: only verified items (the cited ones, then the others in the order given, best first, up
+    to `limit`), at most limit × closest model reads, each remembered by the model. Items overlapping
+    in one document, or cited by the same sentence, are never each other's contradiction.
+    `contradiction(text, spans)`: P per span, the judge's support model unless given (tests); a
+    judge without one flags nothing."""
+    from workbench.backends import engine
+    from workbench.judgment.facts import compare
+
+    by_id = {e.requirement_id: e for e in verified}
+    cited = list(dict.fromkeys(c for s in sentences for c in s.citations if c in by_id))
+    contradiction = contradiction or _model_contradiction()
+    if not cited or len(by_id) < 2 or contradiction is None:
+        return [s.model_copy(update={"contradicted_by": []}) if s.contradicted_by else s for s in sentences]
+    pool = list(dict.fromkeys([*cited, *by_id]))[:max(limit, len(cited))]
+    text = {i: engine.judged_text(by_id[i]) for i in pool}
+
+    def apart(a: Evidence, b: Evidence) -> bool:
+        if a.document_id != b.document_id or a.span is None or b.span is None:
+            return a.exact_quote not in b.exact_quote and b.exact_quote not in a.exact_quote
+        return a.span.end <= b.span.start or b.span.end <= a.span.start
+
+    pairs: dict[frozenset[str], tuple[str, str]] = {}  # each unordered pair read once, the cited quote as the claim
+    for c in cited:
+        others = [o for o in pool if o != c and apart(by_id[c], by_id[o])]
+        near = engine.closeness(text[c], [text[o] for o in others], [by_id[o].document_id for o in others])
+        for k in np.argsort(-np.asarray(near, np.float64), kind="stable")[:closest]:
+            pairs.setdefault(frozenset((c, others[int(k)])), (c, others[int(k)]))
+    by_claim: dict[str, list[str]] = {}
+    for c, o in pairs.values():
+        by_claim.setdefault(c, []).append(o)
+    says_otherwise: dict[str, list[EvidenceConflict]] = {}
+    for c, others in by_claim.items():
+        for o, p in zip(others, np.asarray(contradiction(text[c], [text[o] for o in others]), np.float64),
+                        strict=True):
+            if p < CONTRADICTS:
+                continue
+            for a, b in ((c, o), (o, c)):  # flagged on either side: each says otherwise than the other
+                facts = compare(text[a], text[b])
+                if facts.claim_has_facts and facts.ok:  # the same facts, stated alike: the fact check disagrees
+                    continue
+                says_otherwise.setdefault(a, []).append(EvidenceConflict(
+                    cited=a, other=b, probability=round(float(p), 4),
+                    reason=_named(facts.reason, a, b) if facts.conflicts else ""))
+    out = []
+    for s in sentences:
+        mine = set(s.citations)
+        found = sorted((x for c in s.citations for x in says_otherwise.get(c, []) if x.other not in mine),
+                       key=lambda x: -x.probability)
+        out.append(s.model_copy(update={"contradicted_by": found}) if found or s.contradicted_by else s)
+    return out
+
+
+def _named(reason: str, cited: str, other: str) -> str:
+    """The fact check's reason with the two items named ("REQ-C001 says …, REQ-C003 says …")."""
+    return reason.replace("the claim says", f"{cited} says", 1).replace("the passage says", f"{other} says", 1)
+
+
+def conflicts_finding(sentences: Sequence[SentenceSupport]) -> QualityFinding:
+    """The quality finding of `evidence_conflicts`: which sentence's evidence another item contradicts."""
+    flagged = [(n, s) for n, s in enumerate(sentences, 1) if s.contradicted_by]
+    if not flagged:
+        return QualityFinding(check="evidence_consistent", passed=True,
+                              detail="no verified item contradicts the evidence a sentence cites")
+    return QualityFinding(check="evidence_consistent", passed=False, detail="; ".join(
+        f"sentence {n} {_ids(s.text)}: " + ", ".join(
+            f"{x.other} says otherwise than {x.cited} (p={x.probability:.2f}" + (f"; {x.reason}" if x.reason else "")
+            + ")" for x in s.contradicted_by) for n, s in flagged))
+
+
 def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend, question: str | None = None,
            sources: Iterable[str] = ()) -> Review:
     """Check a draft against the verified evidence. `known_ids` are all IDs extracted in the
@@ -90,7 +184,9 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend,
     cited evidence answers it (`answer_relevance`): the `answers_question` finding. Without it,
     each sentence's `answers` as the backend's support check set it (a recomposition keeps the
     machine's). `sources`: the documents' short titles of a run over several; a sentence is
-    judged on what it says of its quote, without the document name before it (compose.named)."""
+    judged on what it says of its quote, without the document name before it (compose.named).
+    Whether another verified item says otherwise than what a sentence cites (`evidence_conflicts`):
+    the evidence_consistent finding, reported, never revised for."""
     from workbench.pipeline.compose import without_source
 
     sources = list(sources)
@@ -131,6 +227,8 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend,
         known = [s.answers for s in support if s.answers is not None]
         answers = max(known) if known else None
 
+    support = evidence_conflicts(support, verified)
+
     cited = [i for i in cited_ids(answer) if i in verified_ids]
     accounted = set(cited) | set(draft.unused_requirements)
     unaccounted = sorted(verified_ids - accounted)
@@ -155,6 +253,8 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend,
                        detail=f"{len(cited)}/{len(verified_ids)} verified IDs cited ({coverage:.0%})"
                        + (f"; unaccounted: {', '.join(unaccounted)}" if unaccounted else "")),
     ]
+    if support:
+        findings.append(conflicts_finding(support))
     if answers is not None:
         findings.append(QualityFinding(
             check="answers_question", passed=answers >= ANSWERS,

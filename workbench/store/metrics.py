@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from workbench.models import EvidenceStatus, ReviewEvent, ReviewMetrics
+from workbench.models import EvidenceStatus, ReviewEvent, ReviewMetrics, label_status
 
 CLASSES = ("supported", "unsupported")
 
@@ -41,7 +41,8 @@ def compute(statuses: list[EvidenceStatus], *, run_id: str | None = None, runs: 
     reviewed = [s for s in statuses if s.human_label is not None]
     # A reviewer-added item was never the verifier's to judge: its label is no disagreement.
     judged = [s for s in reviewed if not s.human_added]
-    pairs = [(s.verifier_verdict, s.human_label) for s in judged]
+    # the verifier says supported or not: a human "contradicted" is its "unsupported" (not supported)
+    pairs = [(s.verifier_verdict, label_status(s.human_label)) for s in judged]
     confusion = {v: {h: 0 for h in CLASSES} for v in CLASSES}
     for v, h in pairs:
         confusion[v][h] += 1
@@ -52,7 +53,7 @@ def compute(statuses: list[EvidenceStatus], *, run_id: str | None = None, runs: 
         key = "verified" if s.verifier_verdict == "supported" else ((v.rejection_reason if v else None) or "unverified")
         d = by_reason.setdefault(key, {"reviewed": 0, "overrides": 0, "rate": 0.0})
         d["reviewed"] += 1
-        d["overrides"] += s.human_label != s.verifier_verdict
+        d["overrides"] += label_status(s.human_label) != s.verifier_verdict
     for d in by_reason.values():
         d["rate"] = _ratio(int(d["overrides"]), int(d["reviewed"]))
     reasons = Counter(s.verification.rejection_reason for s in statuses

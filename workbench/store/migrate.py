@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # The newest revision in migrations/versions; a test keeps it equal to Alembic's head. Knowing it
 # lets an up-to-date database open without importing Alembic (≈0.7 s of every CLI call).
-HEAD = "0006_review_tables"
+HEAD = "0007_contradicted_label"
 _PG_LOCK_KEY = 0x5EED_0005  # advisory lock: one migrator at a time per database
 
 

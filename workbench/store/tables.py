@@ -80,7 +80,7 @@ class RunEvidenceRow(Base):
     rejection_reason: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
-LABELS = ("supported", "unsupported", "reset")
+LABELS = ("supported", "unsupported", "contradicted", "reset")  # models.LABELS
 
 
 class ReviewEventRow(Base):
@@ -102,7 +102,7 @@ class ReviewEventRow(Base):
     # HMAC over this event's fields and the previous event's chain_hash of the same run
     chain_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     __table_args__ = (
-        CheckConstraint("label IN ('supported', 'unsupported', 'reset')", name="ck_review_label"),
+        CheckConstraint("label IN ('supported', 'unsupported', 'contradicted', 'reset')", name="ck_review_label"),
         Index("ix_review_events_run_req", "run_id", "requirement_id", "id"),
     )
 

@@ -77,7 +77,7 @@ def answered_cell(base: TableCell, rr: ReviewedRun, column: TableColumn,
         review = "accepted" if basis.human_label == "supported" else "rejected"
         by, note, at = basis.reviewer, basis.note, basis.reviewed_at
     elif sa.basis is None:  # not found: rejected items are why, if a reviewer rejected what there was
-        rejected = [s for s in rr.statuses if s.human_label == "unsupported"]
+        rejected = [s for s in rr.statuses if s.human_label in ("unsupported", "contradicted")]
         if rejected:
             review, by, note, at = "rejected", rejected[-1].reviewer, rejected[-1].note, rejected[-1].reviewed_at
     cell = base.model_copy(update=dict(
