@@ -120,9 +120,18 @@ def test_the_excerpt_follows_the_question(backend):
     assert "five years" in LONG[s:e]
 
 
+VERY_LONG = LONG[:-1] + (", and shall deliver a copy of that record, with the names of the persons responsible for "
+                          "the processing concerned, the categories and approximate number of data subjects affected "
+                          "and the measures proposed to mitigate its possible adverse effects, to the authority on its "
+                          "first request.")
+
+
 def test_an_answer_from_part_of_a_sentence_says_where_words_were_left_out(backend):
-    """Seed 000 quotes at most 40 words; a quote that is part of a longer sentence is composed into
-    the answer with "…" where the sentence goes on, so the reader does not take it for the whole."""
+    """A sentence is quoted whole up to twice the quote length; a quote that is part of a longer
+    one is composed into the answer with "…" where the sentence goes on, so the reader does not
+    take it for the whole."""
+    LONG = VERY_LONG  # noqa: N806 (the sentence this test reads)
+    assert len(LONG.split()) > 80
     ctx, got = extract(backend, [LONG, "Visitors must sign the register at the front desk before entering the building."],
                        question="Within how many hours must the supervisory authority be notified of a breach?")
     first = got[0]
