@@ -353,3 +353,21 @@ def test_a_bulleted_lead_in_leads_the_bullets_under_it_up_to_the_next_title(corp
     v = engine.judge_quote("Which interventions promote uptake of hepatitis testing?", peer.text, 0.9, lead=lead)
     assert v.verified, v.rationale
     assert engine.judge_quote("Which interventions promote uptake?", peer.text, 0.9).reason == "incomplete_quote"
+
+
+NESTED = ("2. Confidential Information shall not include information that: (a) is public; (b) is received from a "
+          "third party that: (i) is not bound by a duty of confidence; and (ii) obtained it lawfully; or (c) is "
+          "independently developed by the Receiving Party.")
+
+
+def test_a_list_inside_a_list_is_read_whole_once(make_pdf, data_dir):
+    """A lead-in whose item leads a list of its own: `verify` reads the outer list whole and does
+    not stumble on the inner one (it once raised KeyError on ContractNLI dev)."""
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    wb = Workbench(get_settings())
+    doc = wb.ingest(make_pdf([NESTED], name="nested.pdf"), source_type="contract")
+    [check] = wb.check_claims(["Information received lawfully from an unbound third party is not confidential."],
+                              [doc.id])
+    assert check.evidence and any("(ii) obtained it lawfully" in " ".join(e.text.split()) for e in check.evidence)
