@@ -93,6 +93,7 @@ train: $(STAMP)
 	  --threads 2 $(if $(NLI_SKIP),--skip-src $(NLI_SKIP))
 	$(TRAIN_VENV)/bin/python train/export.py --ckpt train/out/nli-ckpt --out $(MODEL_OUT)
 	$(PY) train/calibrate_nli.py --data train/out/nli.jsonl --model $(MODEL_OUT)
+	PYTHONPATH=. $(PY) train/stack_nli.py --data train/out/nli.jsonl --model $(MODEL_OUT)
 	$(TRAIN_VENV)/bin/python train/eval_nli.py --ckpt train/out/nli-ckpt --data train/out/nli.jsonl \
 	  --out train/out/nli-eval.json
 
