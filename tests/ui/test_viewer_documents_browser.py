@@ -125,10 +125,14 @@ def test_j_k_and_a_grid_row_into_the_other_document_land_without_a_rerun(tmp_pat
     with AppServer(tmp_path / "workspace", log=tmp_path / "app.log") as url:
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         app = HeldApp(page)
+        probes: list[str] = []
+        page.on("request", lambda r: probes.append(r.url) if "_stcore/health" in r.url else None)
         page.goto(f"{url}review?run={run.run_id}&evidence={here}")
         shows(page, where, here)
         streamlit_idle(page)
         page.wait_for_timeout(500)
+        # The deep link connects at once: no guess at /review/_stcore/… first (workbench/ui/boot.py).
+        assert probes and all(u.startswith(f"{url}_stcore/") for u in probes), probes
 
         # J into the other document, then K back, with the app unreachable.
         app.hold()
