@@ -361,7 +361,20 @@ function load(st, div, urgent) {
   img.onload = () => { img._tries = 0; };
   img.src = pageUrl(st, div);
   div.insertBefore(img, div.firstChild);
-  if (st.wordsBase && !div.querySelector(".wbv-text")) loadWords(st, div);
+  // The text layer (hundreds of spans a page) once the page is drawn and the browser is idle:
+  // built at once, it took the main thread while a jump's target was landing.
+  if (st.wordsBase && !div.querySelector(".wbv-text")) {
+    const doc = st.doc;
+    const words = () => whenIdle(() => {
+      if (st.doc === doc && img.isConnected && !div.querySelector(".wbv-text")) loadWords(st, div);
+    });
+    img.addEventListener("load", words, { once: true });
+  }
+}
+
+function whenIdle(f) {
+  if (window.requestIdleCallback) window.requestIdleCallback(f, { timeout: 1000 });
+  else setTimeout(f, 50);
 }
 
 const measureCtx = document.createElement("canvas").getContext("2d");
