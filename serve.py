@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 import workbench.service  # noqa: F401
+from workbench.ui import boot
 from workbench.ui.viewer.routes import ROUTES
 
 # app.py uses st.navigation. Without this, Streamlit's legacy `pages/` folder detection runs the
@@ -18,4 +19,5 @@ from workbench.ui.viewer.routes import ROUTES
 # /review?run=… opened first would run pages/review.py without app.py (no sidebar, no state).
 PagesManager.uses_pages_directory = False
 
-app = st.App("app.py", routes=ROUTES)
+# The pages' URLs first: a deep link connects without Streamlit's 0.1 s guess at the base path (boot.py).
+app = st.App("app.py", routes=[*boot.routes(), *ROUTES])

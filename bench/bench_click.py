@@ -11,6 +11,10 @@ inside the viewer's visible area, over a decoded page image:
 - jk: the J key on Review (next item),
 - link: a deep link (/review?run=…&evidence=…) opened in the same tab (a full page load).
 
+With --cross, a third case: one run over two contracts (CONTRACT and CONTRACT2, one question),
+every gesture landing in the other document than the one shown: J/K at the documents' boundary
+(xjk), grid rows of the two documents in turn (xrow), chips of the two documents in turn (xchip).
+
 `--tree DIR` (repeatable) measures another checkout of the app (e.g. the commit before a change,
 extracted with `git archive REV | tar -x -C DIR`) against the same workspace, in the same run,
 so before/after share the machine's load. The load average is printed beside every figure.
@@ -35,6 +39,8 @@ from bench.common import CORPUS, ROOT
 
 CONTRACT = CORPUS / "cuad" / "pdf" / "ADAMSGOLFINC_03_21_2005-EX-10.17-ENDORSEMENT AGREEMENT.PDF"
 CONTRACT_Q = "What must Adams Golf pay the consultant and when?"
+CONTRACT2 = CORPUS / "cuad" / "pdf" / "ADIANUTRITION,INC_04_01_2005-EX-10.D2-RESELLER AGREEMENT.PDF"
+CROSS_Q = ["How can this agreement be terminated?", "Which state's law governs this agreement?"]
 BOOK = CORPUS / "pdfs" / "large" / "freeculture_Lessig.pdf"
 BOOK_Q = "How does copyright law affect creativity?"
 CHROMIUM = "/usr/bin/chromium"
@@ -80,7 +86,7 @@ LANDED = """([id, not]) => {
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
-def seed(data_dir: Path, book: bool) -> list[dict]:
+def seed(data_dir: Path, book: bool, cross: bool = False) -> list[dict]:
     """Ingest, ask; return one case per document: its run id, the cited and all evidence ids."""
     os.environ["WORKBENCH_DATA_DIR"] = str(data_dir)
     os.environ.pop("WORKBENCH_DATABASE_URL", None)
@@ -99,6 +105,23 @@ def seed(data_dir: Path, book: bool) -> list[dict]:
         cases.append({"name": f"{pdf.name[:40]} ({doc.pages} pages)", "run": run.run_id, "cited": cited,
                       "ids": ids, "pages": doc.pages})
         print(f"seeded {pdf.name}: {len(ids)} evidence items, {len(cited)} cited", flush=True)
+    if cross:
+        docs = [wb.ingest(pdf, pdf.name, source_type="contract") for pdf in (CONTRACT, CONTRACT2)]
+        for q in CROSS_Q:  # the first question whose evidence and citations span both contracts
+            (run,) = wb.ask([q], [d.id for d in docs])
+            reviewed = wb.reviewed(run.run_id)
+            doc_of = {s.evidence.requirement_id: s.evidence.document_id for s in reviewed.statuses
+                      if s.evidence.span}
+            cited = [r.requirement_id for r in reviewed.answer.requirement_references
+                     if r.used_in_answer and r.requirement_id in doc_of]
+            if len(set(doc_of.values())) == 2 and len({doc_of[c] for c in cited}) == 2:
+                break
+        else:
+            raise SystemExit("no question cites both contracts: the cross-document case cannot run")
+        order = [s.evidence.requirement_id for s in wb.review_queue(run.run_id, "document") if s.evidence.span]
+        cases.append({"name": "two contracts, cross-document", "run": run.run_id, "cited": cited, "ids": order,
+                      "doc_of": doc_of, "cross": True})
+        print(f"seeded two contracts: {len(order)} evidence items, {len(cited)} cited, question {q!r}", flush=True)
     wb.store.dispose()
     return cases
 
@@ -145,6 +168,73 @@ def landed(page, want: str | None = None, not_: str | None = None) -> float:
     return h.json_value()["ms"] / 1000
 
 
+def alternate(ids: list[str], doc_of: dict[str, str]) -> list[str]:
+    """Ids in turn from the two documents, each next one in the other document."""
+    a = [i for i in ids if doc_of[i] == doc_of[ids[0]]]
+    b = [i for i in ids if doc_of[i] != doc_of[ids[0]]]
+    return [x for pair in zip(a * 4, b * 4, strict=False) for x in pair]
+
+
+def measure_cross(url: str, case: dict, clicks: int, warmup: int) -> dict[str, list[float]]:
+    """Gestures that land in the other document than the one shown."""
+    from playwright.sync_api import sync_playwright
+
+    from workbench.ui.devserver import CHROMIUM_ARGS
+
+    out: dict[str, list[float]] = {"xjk": [], "xrow": [], "xchip": []}
+    run, ids, doc_of = case["run"], case["ids"], case["doc_of"]
+    last_a = max(i for i, r in enumerate(ids) if doc_of[r] == doc_of[ids[0]])
+    boundary = [ids[last_a], ids[last_a + 1]]  # J from the first crosses, K from the second
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.add_init_script(MARK_INIT)
+        page.goto(f"{url}review?run={run}&evidence={boundary[0]}")
+        page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=120_000)
+        landed_after_load(page, boundary[0])
+        settle(page)
+        page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.focus(); }")
+        for i in range(warmup + clicks):
+            key, want = ("j", boundary[1]) if i % 2 == 0 else ("k", boundary[0])
+            page.evaluate(MARK)
+            page.keyboard.press(key)
+            ms = landed(page, want)
+            if i >= warmup:
+                out["xjk"].append(ms)
+            settle(page)
+
+        grid = page.frame_locator("iframe[title*='aggrid' i]")
+        grid.locator(".ag-row").first.wait_for(timeout=60_000)
+        turns = alternate(ids, doc_of)
+        for i in range(warmup + clicks):
+            want = turns[(i + 1) % len(turns)]
+            page.evaluate(MARK)
+            grid.locator(".ag-row [col-id='ID']", has_text=want).first.click()
+            ms = landed(page, want)
+            if i >= warmup:
+                out["xrow"].append(ms)
+            settle(page)
+
+        page.goto(f"{url}answer?run={run}")
+        page.locator("button.wb-chip").first.wait_for(timeout=60_000)
+        settle(page)
+        chips = alternate(case["cited"], doc_of)
+        shown = page.evaluate("""() => { for (const h of document.querySelectorAll('*')) if (h.shadowRoot) {
+            const t = h.shadowRoot.querySelector('.wbv-hl.target'); if (t) return t.dataset.evidenceId; }
+            return null; }""")
+        start = next((k for k, c in enumerate(chips) if doc_of[c] != doc_of.get(shown, "")), 0)
+        for i in range(warmup + clicks):
+            want = chips[(start + i) % len(chips)]
+            page.evaluate(MARK)
+            page.locator("button.wb-chip", has_text=want).first.click()
+            ms = landed(page, want)
+            if i >= warmup:
+                out["xchip"].append(ms)
+            settle(page)
+        browser.close()
+    return out
+
+
 def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, tag: str) -> dict[str, list[float]]:
     from playwright.sync_api import sync_playwright
 
@@ -163,7 +253,7 @@ def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, 
         settle(page)
 
         # Deep link: a full load of /review naming the evidence.
-        for i in range(warmup + max(3, clicks // 4)):
+        for i in range(warmup + max(5, clicks // 2)):
             want = ids[(i * 3 + 1) % len(ids)]
             page.evaluate("() => { window.__clickAt = null; }")
             t0 = time.perf_counter()
@@ -262,10 +352,14 @@ def main() -> None:
     ap.add_argument("--clicks", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--book", action="store_true", help="also the 352-page book")
+    ap.add_argument("--cross", action="store_true", help="also a run over two contracts: cross-document jumps")
+    ap.add_argument("--only-cross", action="store_true", help="the cross-document case only (implies --cross)")
     ap.add_argument("--shots", type=Path, help="save screenshots of Review and Answer here")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="wb-bench-click-"))
-    cases = seed(work / "workspace", args.book)
+    cases = seed(work / "workspace", args.book, args.cross or args.only_cross)
+    if args.only_cross:
+        cases = [c for c in cases if c.get("cross")]
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
     results = []
@@ -274,7 +368,8 @@ def main() -> None:
         for case in cases:
             with Server(tree.resolve(), work / "workspace", work / f"app-{tag}.log") as url:
                 load0 = os.getloadavg()
-                t = measure(url, case, args.clicks, args.warmup, args.shots, tag)
+                t = (measure_cross(url, case, args.clicks, args.warmup) if case.get("cross")
+                     else measure(url, case, args.clicks, args.warmup, args.shots, tag))
                 load1 = os.getloadavg()
             res = {"tree": str(tree), "case": case["name"], "load_1min_before_after": [round(load0[0], 2),
                                                                                         round(load1[0], 2)],

@@ -9,7 +9,7 @@ from st_aggrid import AgGrid, GridOptionsBuilder
 from workbench.models import EvidenceStatus
 from workbench.ui import safe, state
 from workbench.ui.selection import grid_selection_options
-from workbench.ui.viewer import highlights_for, pdf_viewer
+from workbench.ui.viewer import evidence_highlights, pdf_viewer, viewer_documents
 from workbench.ui.widgets import reading_layout, run_picker, show_error
 from workbench.ui.workspace import get_workbench
 
@@ -109,6 +109,41 @@ def viewer_selected(ev_id: str) -> None:
 reading_layout()
 multi_doc = len({s.evidence.document_id for s in items}) > 1
 left, right = st.columns([0.31, 0.69], gap="small")
+# The viewer first: its element reaches the browser before the grid's and the card's, so a deep
+# link's page image is asked for while the rest of the page is still being drawn.
+with right, st.container(key="wb_viewer_pane"):
+    span = current.evidence.span
+    doc_id = current.evidence.document_id
+    name = docs[doc_id].filename if doc_id in docs else doc_id[:12]
+    # The evidence's page, named as the evidence's (the viewer's own box shows the page in view).
+    st.caption(f":material/picture_as_pdf: {safe.text(name)}"
+               + (f" · {safe.text(current.evidence.requirement_id)} is on {safe.text(span.cite)}" if span else "")
+               + " · J/K next/previous · select text on the page to add it as evidence")
+    if span is None:
+        st.warning(f"{safe.text(current.evidence.requirement_id)}'s quote could not be anchored in the PDF, so there is no box to "
+                   "show (rejected as quote_not_found).")
+    # Every document of the run and every item's boxes: J/K or a row into another document is
+    # shown by the viewer itself, the card follows one run later.
+    events = pdf_viewer(
+        doc_id,
+        evidence_highlights(s.evidence for s in items),
+        documents=viewer_documents(wb, [doc_id, *(s.evidence.document_id for s in items)],
+                                   {k: d.filename for k, d in docs.items()}),
+        target=current.evidence.requirement_id,
+        page=span.page if span else None,
+        scroll_token=st.session_state.get(state.SCROLL_TOKEN, 0),
+        height=None,
+        fill_offset=110,
+        selectable=True,
+        key="review_viewer",
+        order=ids,
+        keys=True,
+        on_select=viewer_selected,
+    )
+    if events.add:
+        add_selection(events.add)
+        st.rerun()
+
 with left:
     n_done = sum(1 for s in items if s.human_label)
     per_reviewer: dict[str, int] = {}
@@ -261,39 +296,3 @@ with left:
         } for e in events]), hide_index=True)
     else:
         st.caption("No human decisions on this item yet.")
-
-with right, st.container(key="wb_viewer_pane"):
-    span = current.evidence.span
-    doc_id = current.evidence.document_id
-    same_doc = [s.evidence for s in items if s.evidence.document_id == doc_id and s.evidence.span]
-    name = docs[doc_id].filename if doc_id in docs else doc_id[:12]
-    # The evidence's page, named as the evidence's (the viewer's own box shows the page in view).
-    st.caption(f":material/picture_as_pdf: {safe.text(name)}"
-               + (f" · {safe.text(current.evidence.requirement_id)} is on {safe.text(span.cite)}" if span else "")
-               + " · J/K next/previous · select text on the page to add it as evidence")
-    if span is None:
-        st.warning(f"{safe.text(current.evidence.requirement_id)}'s quote could not be anchored in the PDF, so there is no box to "
-                   "show (rejected as quote_not_found).")
-    try:
-        page_labels = wb.page_labels(doc_id)
-    except Exception:  # noqa: BLE001 - labels are an extra; the page numbers still work
-        page_labels = []
-    events = pdf_viewer(
-        doc_id,
-        highlights_for((e.requirement_id, e.span.rects) for e in same_doc),
-        target=current.evidence.requirement_id,
-        page=span.page if span else None,
-        scroll_token=st.session_state.get(state.SCROLL_TOKEN, 0),
-        height=None,
-        fill_offset=110,
-        labels=page_labels,
-        selectable=True,
-        key="review_viewer",
-        order=ids,
-        keys=True,
-        on_select=viewer_selected,
-    )
-    if events.add:
-        add_selection(events.add)
-        st.rerun()
-

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.ui.conftest import QUESTION, shown
+from tests.ui.conftest import QUESTION, shown, two_document_run
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app.py"
@@ -441,3 +441,22 @@ def test_review_page_names_a_forged_review_event_and_ignores_it(workspace):
     assert "review record of this run cannot be trusted" in at.error[0].value
     assert "review event -1" in at.error[0].value and "Ada Admin" in at.error[0].value
     assert wb.reviewed(run.run_id).status_for(ev).human_label is None
+
+
+def test_a_two_document_run_gives_both_viewers_every_document_and_every_items_boxes(tmp_path, monkeypatch,
+                                                                                  make_pdf):
+    """So that J/K, a grid row or a chip naming the other document is shown by the viewer itself
+    (tests/ui/test_viewer_documents_browser.py): each document's page sizes, name and labels, and
+    each box naming its document. Sign-in off: no links."""
+    wb, run, where, order, cited = two_document_run(tmp_path, monkeypatch, make_pdf)
+    doc_ids = {doc_id for _, doc_id, _ in where.values()}
+    for page, query in (("review", {"evidence": order[0]}), ("answer", {})):
+        at = on_page(app(run=run.run_id, **query), page)
+        (viewer,) = component_data(at, "pdf_viewer")
+        assert set(viewer["documents"]) == doc_ids, page
+        for doc_id, d in viewer["documents"].items():
+            assert len(d["sizes"]) == wb.document(doc_id).pages and d["link"] == ""
+            assert d["name"] == wb.document(doc_id).filename
+        boxes = {(h["id"], h["doc"], h["page"]) for h in viewer["highlights"]}
+        want = order if page == "review" else cited
+        assert {(i, where[i][1], where[i][2]) for i in want} == boxes, page

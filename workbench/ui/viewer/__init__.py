@@ -1,5 +1,11 @@
 """The lazy PDF viewer with exact highlight overlays."""
 
-from workbench.ui.viewer.component import highlights_for, pdf_viewer
+from workbench.ui.viewer.component import (
+    ViewerDocument,
+    evidence_highlights,
+    highlights_for,
+    pdf_viewer,
+    viewer_documents,
+)
 
-__all__ = ["highlights_for", "pdf_viewer"]
+__all__ = ["ViewerDocument", "evidence_highlights", "highlights_for", "pdf_viewer", "viewer_documents"]

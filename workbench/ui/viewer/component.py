@@ -6,17 +6,22 @@ Each highlight carries data-evidence-id and data-page so tests and automation ca
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import streamlit as st
+from pydantic import BaseModel, Field
 
-from workbench.models import PageRect
+from workbench.models import Evidence, PageRect
 from workbench.ui import state
 from workbench.ui.viewer.access import viewer_links
 from workbench.ui.viewer.render import get_renderer
 from workbench.ui.viewer.routes import PAGE_ROUTE, WORDS_ROUTE
+
+if TYPE_CHECKING:
+    from workbench.service import Workbench
 
 _HERE = Path(__file__).parent
 _component = st.components.v2.component(
@@ -28,7 +33,7 @@ _component = st.components.v2.component(
         '<input class="wbv-pageno" aria-label="Go to page" title="Type a page number or a '
         'printed page label, then Enter (g)"><span class="wbv-of"></span>'
         '<button data-act="next" title="Next page (→)" aria-label="Next page">›</button>'
-        '<span class="wbv-label"></span><span class="wbv-sp"></span>'
+        '<span class="wbv-label"></span><span class="wbv-docname"></span><span class="wbv-sp"></span>'
         '<button data-act="out" title="Zoom out (−, Ctrl+wheel)" aria-label="Zoom out">−</button>'
         '<span class="wbv-zoom" aria-live="polite"></span>'
         '<button data-act="in" title="Zoom in (+, Ctrl+wheel)" aria-label="Zoom in">+</button>'
@@ -67,13 +72,66 @@ def _selected(key: str) -> str | None:
     return raw if isinstance(raw, str) else None
 
 
-def highlights_for(items: Iterable[tuple[str, list[PageRect]]]) -> list[dict]:
-    """Flatten (evidence id, rects) pairs to the boxes the viewer draws."""
+def highlights_for(items: Iterable[tuple[str, list[PageRect]]], document_id: str | None = None) -> list[dict]:
+    """Flatten (evidence id, rects) pairs to the boxes the viewer draws; with `document_id`,
+    each box names its document (a viewer given several documents draws each on its own)."""
     out = []
     for ev_id, rects in items:
         for page, x0, y0, x1, y1 in rects:
-            out.append({"id": ev_id, "page": int(page), "x0": x0, "y0": y0, "x1": x1, "y1": y1})
+            box = {"id": ev_id, "page": int(page), "x0": x0, "y0": y0, "x1": x1, "y1": y1}
+            if document_id:
+                box["doc"] = document_id
+            out.append(box)
     return out
+
+
+def evidence_highlights(evidence: Iterable[Evidence]) -> list[dict]:
+    """The boxes of every anchored item, each naming its document: what a viewer needs to jump
+    to any of them, in any document of the run, without asking the app."""
+    out: list[dict] = []
+    for e in evidence:
+        if e.span:
+            out += highlights_for([(e.requirement_id, e.span.rects)], e.document_id)
+    return out
+
+
+class ViewerDocument(BaseModel):
+    """A document the viewer can show without a rerun: its id, the name it shows in the toolbar
+    and each page's printed label."""
+
+    id: str
+    name: str = ""
+    labels: list[str] = Field(default_factory=list)
+
+
+_LABELS: OrderedDict[str, list[str]] = OrderedDict()  # document id (its bytes' SHA-256) -> page labels
+_LABELS_MAX = 256
+
+
+def _page_labels(wb: Workbench, doc_id: str) -> list[str]:
+    """A document's printed page labels, remembered: a run's every document is named on each of
+    the page's runs, and reading them from the parse cache would churn it for a run over many."""
+    if doc_id in _LABELS:
+        return _LABELS[doc_id]
+    try:
+        labels = wb.page_labels(doc_id)
+    except Exception:  # noqa: BLE001 - labels are an extra; the page numbers still work
+        return []
+    _LABELS[doc_id] = labels
+    while len(_LABELS) > _LABELS_MAX:
+        _LABELS.popitem(last=False)
+    return labels
+
+
+def viewer_documents(wb: Workbench, document_ids: Iterable[str],
+                     names: dict[str, str] | None = None) -> list[ViewerDocument]:
+    """ViewerDocuments for these ids (in order, once each), named by `names` (else the stored
+    file name), with their page labels (a document whose labels cannot be read gets page
+    numbers only)."""
+    if names is None:
+        names = {d.id: d.filename for d in wb.documents()}
+    return [ViewerDocument(id=doc_id, name=names.get(doc_id, doc_id[:12]), labels=_page_labels(wb, doc_id))
+            for doc_id in dict.fromkeys(document_ids)]
 
 
 def pdf_viewer(
@@ -92,6 +150,7 @@ def pdf_viewer(
     empty_message: str = "Select an evidence item to see its page.",
     order: list[str] | None = None,
     keys: bool = False,
+    documents: list[ViewerDocument] | None = None,
 ) -> ViewerEvents:
     """Mount the viewer. `height=None` fills the window's height less `fill_offset` px.
     `labels`: each page's printed label (shown beside the page number; the page box accepts
@@ -104,18 +163,32 @@ def pdf_viewer(
 
     Returns this run's events: the evidence id of a highlight the user clicked, and a text
     selection to add as evidence ({start, end, page, text, document_id}: exact character
-    offsets into the document's text)."""
+    offsets into the document's text).
+
+    `documents`: every document the viewer may switch to in the browser (a run over several):
+    a J/K, grid row or chip naming an item of another one shows that document's page at once;
+    `highlights` then carry each box's document (evidence_highlights). Each gets its own signed
+    link, as the shown one does: only documents the page could show anyway."""
     renderer = get_renderer()
-    sizes = renderer.page_sizes(document_id) if document_id else []
-    # Signed in: the routes serve this document's pages only with a link minted for this session.
+    # Signed in: the routes serve a document's pages only with a link minted for this session.
     ident = state.identity()
     links = viewer_links()
-    # Expiry counted from the current minute: reruns within it send the same link.
-    link = links.mint(ident, document_id, now=time.time() // 60 * 60) if ident and document_id else ""
+    # Expiry counted from the current minute: reruns within it send the same links.
+    now = time.time() // 60 * 60
+    shown = ViewerDocument(id=document_id, labels=labels or []) if document_id else None
+    docs: dict[str, dict] = {}
+    for d in ([shown] if shown else []) + list(documents or []):
+        if d.id in docs:  # the shown one, named again in `documents`
+            docs[d.id]["name"] = docs[d.id]["name"] or d.name
+            docs[d.id]["labels"] = docs[d.id]["labels"] or d.labels
+            continue
+        docs[d.id] = {"sizes": renderer.page_sizes(d.id), "labels": d.labels, "name": d.name,
+                      "link": links.mint(ident, d.id, now=now) if ident else ""}
+    current = docs.get(document_id) if document_id else None
     data = {
         "document_id": document_id,
-        "sizes": sizes,
-        "labels": labels or [],
+        "documents": docs,
+        "sizes": current["sizes"] if current else [],
         "highlights": highlights,
         "target": target,
         "page": page,
@@ -127,8 +200,7 @@ def pdf_viewer(
         "words_base": WORDS_ROUTE,
         "selectable": selectable,
         "empty": empty_message,
-        "link": link,
-        "link_ttl_s": links.ttl_s if link else 0,
+        "link_ttl_s": links.ttl_s if ident and docs else 0,
         "order": order or [],
         "keys": keys,
         "ack": st.session_state.get(_ack_key(key), 0),

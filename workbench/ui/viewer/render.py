@@ -60,11 +60,19 @@ class PageRenderer:
 
     def page_sizes(self, document_id: str) -> list[tuple[float, float]]:
         """(width, height) in points of each page's cropbox: the viewer's placeholders and
-        the frame of Span.rects."""
+        the frame of Span.rects. A document not open for drawing is opened to measure and let go,
+        so measuring a run's documents does not push the ones being drawn out of the cache."""
         if document_id not in self._sizes:
-            doc, lock = self._doc(document_id)
-            with lock:
-                self._sizes[document_id] = doc.page_sizes()
+            with self._lock:
+                entry = self._docs.get(document_id)
+            if entry is None:  # only measured (a viewer's other documents): not kept open
+                path = self._paths.get(document_id)
+                data = path.read_bytes() if path else self._load_pdf(document_id)
+                self._sizes[document_id] = PageImages(data, self.max_pixels).page_sizes()
+            else:
+                doc, lock = entry
+                with lock:
+                    self._sizes[document_id] = doc.page_sizes()
         return self._sizes[document_id]
 
     def zoom_for(self, document_id: str, page: int, zoom: float) -> float:

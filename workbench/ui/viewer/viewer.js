@@ -9,6 +9,10 @@
 // answer's citation chips) move the target box and scroll to it at once, then report
 // {id, seq} to the app (a state value), which re-renders the rest of the page. Until the app has seen the
 // latest seq (data.ack), data naming another target is an older run's and does not move it back.
+//
+// The app gives every document the page may show (data.documents: page sizes, labels, a signed
+// link each) and every item's boxes, each naming its document: a selection in another document
+// rebuilds the pages here for that document and lands on the box, without waiting for a rerun.
 const LOAD_MARGIN = "800px 0px";
 const KEEP_MARGIN = "4000px 0px";
 const LOAD_DELAY_MS = 60;
@@ -40,6 +44,34 @@ function linkParam(st) {
 function pageUrl(st, div, attempt) {
   const t = linkParam(st), r = attempt ? `&r=${attempt}` : "";
   return `${st.base}/${st.doc}/${div.dataset.pageNumber}?z=${pageZoom(st, div)}${t ? "&" + t : ""}${r}`;
+}
+
+// The URL of page `n` of another document `docId` as build() + load() will ask for it once that
+// document is shown (the same fit or zoom): fetched ahead, the switch finds it in a cache.
+function otherPageUrl(st, docId, n) {
+  const info = st.docs[docId], s = info && info.sizes[n - 1];
+  if (!s) return null;
+  let scale = st.scale;
+  if (st.fit === "width") scale = Math.max(100, (st.root.clientWidth || 800) - 2 * SIDE) / Math.max(...info.sizes.map(x => x[0]));
+  else if (st.fit === "page") scale = fitScale({ root: st.root, sizes: info.sizes, current: 1 }, "page");
+  const z = renderZoom({ scale });
+  const fit = Math.floor(Math.sqrt(st.maxPixels / (Math.max(1, s[0]) * Math.max(1, s[1]))) * 100) / 100;
+  const t = info.link ? `&t=${encodeURIComponent(info.link)}` : "";
+  return `${st.base}/${docId}/${n}?z=${Math.max(0.01, Math.min(z, fit))}${t}`;
+}
+
+// Fetch another document's page ahead (once per URL): the browser keeps it (sign-in off) and the
+// server has it rendered either way. `done` runs when it has come or failed.
+function fetchAhead(st, docId, n, done) {
+  const url = otherPageUrl(st, docId, n);
+  st.ahead = st.ahead || new Set();
+  if (!url || st.ahead.has(url)) { if (done) done(false); return; }
+  st.ahead.add(url);
+  const img = new Image();
+  img.decoding = "async";
+  img.onload = () => { if (done) done(true); };
+  img.onerror = () => { st.ahead.delete(url); if (done) done(true); };
+  img.src = url;
 }
 
 // The link is about to run out (or has): ask the app for a fresh one, once per link. The rerun
@@ -184,6 +216,7 @@ function buildChrome(st, parentElement) {
   st.of = bar.querySelector(".wbv-of");
   st.label = bar.querySelector(".wbv-label");
   st.zoomLabel = bar.querySelector(".wbv-zoom");
+  st.docName = bar.querySelector(".wbv-docname");
   st.addBtn = wrap.querySelector(".wbv-add");
   st.msg = wrap.querySelector(".wbv-msg");
   if (wrap._wired) return;
@@ -254,23 +287,29 @@ function buildChrome(st, parentElement) {
   });
 }
 
-function build(st, data) {
+// Show document `docId` (one of st.docs): fresh page placeholders; a zoom the reviewer chose is
+// kept, a fit is fitted again to this document's pages.
+function build(st, docId) {
+  const info = st.docs[docId];
   const scroll = st.root;
+  const kept = st.scale && !st.fit ? st.scale : 0, mode = st.fit || "width";
   scroll.innerHTML = "";
   st.pages = [];
-  st.doc = data.document_id;
+  st.doc = docId;
+  st.link = info.link || "";
   st.boxSig = null;
-  st.base = data.base;
-  st.maxPixels = data.max_pixels || 25000000;
-  st.wordsBase = data.words_base;
-  st.sizes = data.sizes;
-  st.labels = data.labels || [];
+  st.sizes = info.sizes;
+  st.labels = info.labels || [];
   st.labelsArePositions = st.labels.every((l, i) => !l || l === String(i + 1));
   st.scale = 0;
   st.zoom = 0;
   st.current = 0;
-  st.of.textContent = `of ${data.sizes.length}`;
-  data.sizes.forEach((s, i) => {
+  st.of.textContent = `of ${info.sizes.length}`;
+  const many = Object.keys(st.docs).length > 1;
+  st.docName.textContent = many ? info.name || "" : "";
+  st.docName.title = many ? info.name || "" : "";
+  st.wrap.dataset.doc = docId;
+  info.sizes.forEach((s, i) => {
     const div = document.createElement("div");
     div.className = "wbv-page";
     div.dataset.pageNumber = String(i + 1);
@@ -284,7 +323,8 @@ function build(st, data) {
     scroll.appendChild(div);
     st.pages.push(div);
   });
-  setScale(st, fitScale(st, "width"), "width");
+  if (kept) setScale(st, kept, null);
+  else setScale(st, fitScale(st, mode), mode);
   if (st.loadObs) st.loadObs.disconnect();
   if (st.keepObs) st.keepObs.disconnect();
   st.loadObs = new IntersectionObserver(entries => {
@@ -321,7 +361,20 @@ function load(st, div, urgent) {
   img.onload = () => { img._tries = 0; };
   img.src = pageUrl(st, div);
   div.insertBefore(img, div.firstChild);
-  if (st.wordsBase && !div.querySelector(".wbv-text")) loadWords(st, div);
+  // The text layer (hundreds of spans a page) once the page is drawn and the browser is idle:
+  // built at once, it took the main thread while a jump's target was landing.
+  if (st.wordsBase && !div.querySelector(".wbv-text")) {
+    const doc = st.doc;
+    const words = () => whenIdle(() => {
+      if (st.doc === doc && img.isConnected && !div.querySelector(".wbv-text")) loadWords(st, div);
+    });
+    img.addEventListener("load", words, { once: true });
+  }
+}
+
+function whenIdle(f) {
+  if (window.requestIdleCallback) window.requestIdleCallback(f, { timeout: 1000 });
+  else setTimeout(f, 50);
 }
 
 const measureCtx = document.createElement("canvas").getContext("2d");
@@ -443,16 +496,23 @@ function hideAdd(st) {
   if (st.addBtn) st.addBtn.hidden = true;
 }
 
-function drawHighlights(st, data, onSelect) {
+// The document a box is on: its own (`doc`), else the document the app shows.
+function boxDoc(st, h) {
+  return h.doc || st.appDoc;
+}
+
+function drawHighlights(st, onSelect) {
   // The same boxes as the last run's (most reruns): only the target moves, no elements replaced.
-  const sig = JSON.stringify([st.doc, data.highlights]);
+  const sig = JSON.stringify([st.doc, st.highlights]);
   if (sig === st.boxSig && st.root.querySelector(".wbv-hl")) { markTarget(st, st.target); return; }
   st.boxSig = sig;
   for (const el of st.root.querySelectorAll(".wbv-hl")) el.remove();
-  st.boxes = new Map(); // evidence id -> its boxes on this document
-  for (const h of data.highlights) {
+  st.boxes = new Map(); // evidence id -> its boxes, in whichever document
+  for (const h of st.highlights) {
+    const doc = boxDoc(st, h);
     if (!st.boxes.has(h.id)) st.boxes.set(h.id, []);
-    st.boxes.get(h.id).push(h);
+    st.boxes.get(h.id).push({ ...h, doc });
+    if (doc !== st.doc) continue;
     const div = st.pages[h.page - 1];
     if (!div) continue;
     const w = +div.dataset.w, hgt = +div.dataset.h;
@@ -487,10 +547,13 @@ function prefetch(st) {
   const order = st.order || [];
   const i = order.indexOf(st.target);
   const want = [];
+  const elsewhere = [];
   for (const d of [0, 1, -1, 2, -2]) {
     const id = i >= 0 ? order[(i + d + order.length) % order.length] : (d === 0 ? st.target : null);
     const b = id && st.boxes && st.boxes.get(id);
-    if (b && b.length) for (const p of new Set(b.map(x => x.page))) want.push(p);
+    if (!b || !b.length) continue;
+    if (b[0].doc !== st.doc) { elsewhere.push([b[0].doc, b[0].page]); continue; }
+    for (const p of new Set(b.map(x => x.page))) want.push(p);
   }
   // The target's page first and alone (renders are rationed on the server); its neighbours once
   // it is drawn.
@@ -502,6 +565,7 @@ function prefetch(st) {
   const rest = () => {
     if (img && !img.isConnected) return; // unloaded meanwhile (its src emptied fires "error")
     for (const p of others) { const div = st.pages[p - 1]; if (div) load(st, div); }
+    for (const [doc, p] of elsewhere) fetchAhead(st, doc, p); // a J/K into another document
   };
   if (!img || img.complete) rest();
   else {
@@ -517,11 +581,24 @@ function warmAll(st) {
   if (st.warmedDoc === st.doc || !st.boxes) return;
   st.warmedDoc = st.doc;
   const doc = st.doc;
-  const pages = [...new Set([...st.boxes.values()].flat().map(b => b.page))].slice(0, WARM_MAX);
+  const all = [...st.boxes.values()].flat();
+  const pages = [...new Set(all.filter(b => b.doc === doc).map(b => b.page))].slice(0, WARM_MAX);
+  // Other documents' pages holding evidence: fetched ahead, so a jump there lands on a cached page.
+  const seen = new Set(), away = [];
+  for (const b of all) {
+    const k = `${b.doc}|${b.page}`;
+    if (b.doc !== doc && !seen.has(k)) { seen.add(k); away.push([b.doc, b.page]); }
+  }
+  away.splice(Math.max(0, WARM_MAX - pages.length));
+  const ahead = () => {
+    if (st.doc !== doc) return;
+    const x = away.shift();
+    if (x) fetchAhead(st, x[0], x[1], fresh => setTimeout(ahead, fresh ? 20 : 0));
+  };
   const next = () => {
     if (st.doc !== doc) return;
     const p = pages.shift();
-    if (p == null) return;
+    if (p == null) { ahead(); return; }
     const div = st.pages[p - 1];
     // Once drawn, a page is the lazy loader's: one the reviewer scrolled away from stays unloaded.
     if (!div || div._drawn || div.querySelector("img")) { next(); return; }
@@ -533,15 +610,24 @@ function warmAll(st) {
   setTimeout(next, 600);
 }
 
-// A selection made here: show it now, tell the app. Returns false when this document has no box
-// for it (another document: the app must switch, which takes a rerun).
+// A selection made here: show it now (in another document the app gave: that document's pages
+// first), tell the app. Returns false when no document here has a box for it (a quote that
+// could not be anchored: the app shows its document, which takes a rerun).
 function selectHere(st, id) {
   if (!st.report) return false;
   st.seq = Math.max((st.seq || 0) + 1, Date.now()); // increasing across remounts, as the app's ack is
-  const here = !!(st.boxes && st.boxes.has(id));
+  const boxes = st.boxes && st.boxes.get(id);
+  const here = !!(boxes && boxes.length && st.docs[boxes[0].doc]);
   if (here) {
+    if (boxes[0].doc !== st.doc) {
+      build(st, boxes[0].doc);
+      st.target = id;
+      drawHighlights(st, h => selectHere(st, h));
+      warmAll(st);
+    }
     markTarget(st, id);
-    scrollToTarget(st, { target: id, highlights: st.boxes.get(id) });
+    st.shown = id;
+    scrollToTarget(st, { target: id, highlights: boxes.filter(b => b.doc === st.doc) });
     prefetch(st);
   }
   st.report({ id, seq: st.seq });
@@ -557,7 +643,7 @@ function step(st, dir) {
 }
 
 function scrollToTarget(st, data) {
-  const boxes = data.highlights.filter(h => h.id === data.target);
+  const boxes = data.highlights.filter(h => h.id === data.target && boxDoc(st, h) === st.doc);
   let page, y = 0, x0 = 0, x1 = 0;
   if (boxes.length) {
     const first = boxes.filter(b => b.page === boxes[0].page);
@@ -611,11 +697,17 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   }
   st.onAdd = data.selectable ? v => setTriggerValue("add", v) : null;
   st.onStale = v => setTriggerValue("stale", v);
-  if (data.link !== st.link) {
-    st.link = data.link || "";
-    st.linkExpires = Date.now() + (data.link_ttl_s || 0) * 1000 - 60000; // minted up to a minute ago
+  st.base = data.base;
+  st.maxPixels = data.max_pixels || 25000000;
+  st.wordsBase = data.words_base;
+  st.docs = data.documents || {};
+  st.appDoc = data.document_id;
+  const links = Object.values(st.docs).map(d => d.link || "").join(" ");
+  if (links !== st.links) { // minted together, up to a minute ago
+    st.links = links;
+    st.linkExpires = Date.now() + (data.link_ttl_s || 0) * 1000 - 60000;
   }
-  if (!data.sizes || !data.sizes.length) {
+  if (!data.document_id || !st.docs[data.document_id] || !st.docs[data.document_id].sizes.length) {
     root.innerHTML = "";
     const empty = document.createElement("div");
     empty.className = "wbv-empty";
@@ -634,13 +726,15 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   st.report = v => setStateValue("select", v);
   st.order = data.order || [];
   wireSelection(st, !!data.keys);
-  const rebuilt = st.doc !== data.document_id;
-  if (rebuilt) build(st, data);
   // An older run's data (the app has not yet seen this viewer's latest selection) keeps the
-  // target the reviewer already sees.
-  const behind = !rebuilt && (data.ack || 0) < (st.seq || 0);
+  // document and the target the reviewer already sees.
+  const behind = (data.ack || 0) < (st.seq || 0) && !!st.doc && !!st.docs[st.doc];
+  const rebuilt = !behind && st.doc !== data.document_id;
+  if (rebuilt) build(st, data.document_id);
+  else st.link = st.docs[st.doc].link || ""; // a fresh link after the old one ran out
   if (!behind) st.target = data.target;
-  drawHighlights(st, data, id => selectHere(st, id));
+  st.highlights = data.highlights || [];
+  drawHighlights(st, id => selectHere(st, id));
   warmAll(st);
   const token = `${data.document_id}|${data.target}|${data.page}|${data.scroll_token}`;
   if (!behind && st.token !== token) {
@@ -661,7 +755,7 @@ function wireSelection(st, keys) {
     const id = e.detail && e.detail.id;
     if (!id || !st.wrap.isConnected || !st.pages.length) return;
     e.detail.handled = true; // reported by the viewer: the sender need not tell the app itself
-    selectHere(st, id); // on another document the app switches documents, which takes a rerun
+    selectHere(st, id); // in another document too, when the app gave it
   });
   // Capture phase on window: before Streamlit's own shortcut handlers (the Next/Previous
   // buttons' J/K stay the fallback when no viewer is mounted).
