@@ -205,7 +205,10 @@ def measure_cross(url: str, case: dict, clicks: int, warmup: int) -> dict[str, l
 
         grid = page.frame_locator("iframe[title*='aggrid' i]")
         grid.locator(".ag-row").first.wait_for(timeout=60_000)
-        turns = alternate(ids, doc_of)
+        # Rows the grid shows without scrolling (the first 8), the two documents in turn.
+        shown_rows = [grid.locator(f".ag-center-cols-container .ag-row[row-index='{k}'] [col-id='ID']")
+                      .inner_text().strip() for k in range(min(8, len(ids)))]
+        turns = alternate(sorted(shown_rows, key=ids.index), doc_of)
         for i in range(warmup + clicks):
             want = turns[(i + 1) % len(turns)]
             page.evaluate(MARK)
