@@ -110,7 +110,8 @@ def evidence_conflicts(sentences: Sequence[SentenceSupport], verified: Sequence[
     agrees — it does not find every fact the one quote states stated alike by the other. Cheap by
     design: only verified items (the cited ones, then the others in the order given, best first, up
     to `limit`), at most limit × closest model reads, each remembered by the model. Items overlapping
-    in one document, or cited by the same sentence, are never each other's contradiction.
+    in one document, or cited by the same sentence, are never each other's contradiction, nor are
+    items of different documents (each contract states its own terms).
     `contradiction(text, spans)`: P per span, the judge's support model unless given (tests); a
     judge without one flags nothing."""
     from workbench.backends import engine
@@ -131,7 +132,10 @@ def evidence_conflicts(sentences: Sequence[SentenceSupport], verified: Sequence[
 
     pairs: dict[frozenset[str], tuple[str, str]] = {}  # each unordered pair read once, the cited quote as the claim
     for c in cited:
-        others = [o for o in pool if o != c and apart(by_id[c], by_id[o])]
+        # within one document: two contracts of a data room each saying "this Agreement" state their
+        # own terms (Kansas law in one, Texas in the other), which is no contradiction
+        others = [o for o in pool if o != c and by_id[o].document_id == by_id[c].document_id
+                  and apart(by_id[c], by_id[o])]
         near = engine.closeness(text[c], [text[o] for o in others], [by_id[o].document_id for o in others])
         for k in np.argsort(-np.asarray(near, np.float64), kind="stable")[:closest]:
             pairs.setdefault(frozenset((c, others[int(k)])), (c, others[int(k)]))
