@@ -105,7 +105,8 @@ def sign_record(key: bytes, job_id: str, text: str) -> str:
 def open_signed_record(key: bytes, job_id: str, raw: bytes) -> str | None:
     """The JSON of a record `sign_record` made for `job_id`; None when written by anyone else."""
     mac, _, text = raw.decode("utf-8", "replace").partition(" ")
-    return text if hmac.compare_digest(sign_record(key, job_id, text), f"{mac} {text}") else None
+    # bytes, not str: compare_digest refuses str with non-ASCII characters (a quote's "§", a hostile mac)
+    return text if hmac.compare_digest(sign_record(key, job_id, text).encode(), f"{mac} {text}".encode()) else None
 
 
 # --- sealing (the submitting process) ------------------------------------------------------------
@@ -139,7 +140,7 @@ def open_sealed(key: bytes, sealed: Any, job_id: str) -> Envelope:
     if not isinstance(sealed, dict) or set(sealed) != {"envelope", "signature"}:
         raise _unsigned("its argument is not a sealed envelope")
     text, sig = sealed["envelope"], sealed["signature"]
-    if not isinstance(text, str) or not isinstance(sig, str) or not hmac.compare_digest(sig, _mac(key, text)):
+    if not isinstance(text, str) or not isinstance(sig, str) or not hmac.compare_digest(sig.encode(), _mac(key, text).encode()):
         raise _unsigned("its signature does not match")
     try:
         env = Envelope.model_validate_json(text)

@@ -40,4 +40,4 @@ class Signer:
         return hmac.new(self.key, msg, hashlib.sha256).hexdigest()
 
     def check(self, signature: str | None, *parts: str | None) -> bool:
-        return signature is not None and hmac.compare_digest(signature, self.sign(*parts))
+        return signature is not None and hmac.compare_digest(signature.encode(), self.sign(*parts).encode())
