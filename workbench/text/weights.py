@@ -88,9 +88,17 @@ class TermWeights:
         return term in self._df
 
     def coverage(self, terms: set[str], span_terms: set[str]) -> float:
-        """The IDF-weighted share of `terms` that `span_terms` contains, in [0, 1]."""
-        total = sum(self.idf(t) for t in terms)
-        return sum(self.idf(t) for t in terms & span_terms) / total if total > 0 else 0.0
+        """The IDF-weighted share of `terms` that `span_terms` contains, in [0, 1].
+
+        Summed in sorted order so the figure does not depend on the process's hash seed
+        (set order), and a span holding every term covers exactly 1.0."""
+        total = sum(self.idf(t) for t in sorted(terms))
+        if total <= 0:
+            return 0.0
+        covered = terms & span_terms
+        if covered == terms:
+            return 1.0
+        return sum(self.idf(t) for t in sorted(covered)) / total
 
 
 _docs: OrderedDict[str, TermWeights] = OrderedDict()
