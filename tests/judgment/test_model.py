@@ -70,6 +70,27 @@ def test_the_judge_reads_the_closest_spans_and_caps_the_rest():
     assert judge.contradiction("This Agreement is governed by California law.", spans)[1:].max() == 0.0
 
 
+def test_support_then_contradiction_of_the_same_pairs_reads_them_once():
+    """Verify asks support, then contradiction, of the same claim and spans: the lexical closeness
+    and the model run once; other spans are read afresh."""
+    from workbench.judgment.scores import LexicalJudge
+
+    class Counting(LexicalJudge):
+        calls = 0
+
+        def support(self, claim, spans, weights=None):
+            Counting.calls += 1
+            return super().support(claim, spans, weights)
+
+    judge = M.ModelJudge(Counting(), top_k=2)
+    claim, spans = "This Agreement is governed by California law.", [CALIFORNIA, "Notices go by mail."]
+    sup, con = judge.support(claim, spans), judge.contradiction(claim, spans)
+    assert Counting.calls == 1
+    assert np.allclose(sup, judge.probabilities(claim, spans)[:, 0]) and Counting.calls == 1
+    judge.support(claim, spans[:1])
+    assert Counting.calls == 2 and con.shape == (2,)
+
+
 def test_a_missing_model_file_is_a_clear_error(tmp_path):
     for f in M.MODEL_DIR.iterdir():
         if f.name != "model.int8.onnx":

@@ -118,46 +118,45 @@ def judge_claim(claim: str, spans: Sequence[str], support: np.ndarray,
     checks = {i: _fact_check(claim, spans[i]) for i in stating + topical}
     agree = [i for i in stating if checks[i][0]]
     against = sorted((i for i in stating + topical if checks[i][1]), key=lambda k: -about[k])
+    def decide(i: int, verdict: str, head: str, p: float | None = None) -> ClaimVerdict:
+        """The verdict on span i: its reason opens with `head` and quotes the span; a verdict
+        other than supported scores below the threshold."""
+        p = float(support[i]) if p is None else p
+        if verdict != "supported":
+            p = min(p, threshold - 0.01)
+        return ClaimVerdict(verdict == "supported", round(p, 4), f'{head}: "{_short(spans[i])}"', i, verdict,
+                            round(float(contra[i]), 4))
+
     if agree:
         # A passage that states the claim's fact about something else ("notify within thirty (30)
         # days" for a 30-day termination claim) does not outweigh one about the claim that states
         # another fact: it must cover as much of what the claim says as the contradicting one.
         i = max(agree, key=lambda k: (about[k], float(support[k])))
         if not against or about[i] >= max(about[k] for k in against):
-            p = float(support[i])
             why = checks[i][2]
-            return ClaimVerdict(True, round(p, 4), f"Supported (p={p:.2f}): {_where(i, where)} states it"
-                                + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i, "supported",
-                                round(float(contra[i]), 4))
+            return decide(i, "supported", f"Supported (p={float(support[i]):.2f}): {_where(i, where)} states it"
+                          + (f"; {why}" if why else ""))
     if against:
         i = against[0]
-        p = min(float(support[i]), threshold - 0.01)
-        return ClaimVerdict(False, round(p, 4), f"Contradicted: {checks[i][2]} ({_where(i, where)}): "
-                            f"\"{_short(spans[i])}\"", i, "contradicted", round(float(contra[i]), 4))
+        return decide(i, "contradicted", f"Contradicted: {checks[i][2]} ({_where(i, where)})")
     saying = [i for i in np.argsort(-np.maximum(support, contra), kind="stable")[:5]
               if contra[i] >= contradicted and contra[i] > support[i]]
     if saying:  # the model reads a passage as saying otherwise
         i = int(max(saying, key=lambda k: contra[k]))
-        p = min(float(support[i]), threshold - 0.01)
         why = _fact_check(claim, spans[i])[2]
-        return ClaimVerdict(False, round(p, 4), f"Contradicted (p={contra[i]:.2f}): {_where(i, where)} says otherwise"
-                            + (f"; {why}" if why else "") + f': "{_short(spans[i])}"', i, "contradicted",
-                            round(float(contra[i]), 4))
+        return decide(i, "contradicted", f"Contradicted (p={contra[i]:.2f}): {_where(i, where)} says otherwise"
+                      + (f"; {why}" if why else ""))
     if stating:
         i = stating[0]
-        p = min(float(support[i]), threshold - 0.01)
-        return ClaimVerdict(False, round(p, 4), f"Not stated: {checks[i][2]} ({_where(i, where)}): "
-                            f"\"{_short(spans[i])}\"", i, "not_stated", round(float(contra[i]), 4))
+        return decide(i, "not_stated", f"Not stated: {checks[i][2]} ({_where(i, where)})")
     i = int(order[0])
     p = float(support[i])
     ok, conflicts, why = _fact_check(claim, spans[i])
     if conflicts:  # the closest passage states another fact of the same kind: say which
-        return ClaimVerdict(False, round(p, 4), f"Contradicted (p={p:.2f}): {why} ({_where(i, where)}): "
-                            f"\"{_short(spans[i])}\"", i, "contradicted", round(float(contra[i]), 4))
+        return decide(i, "contradicted", f"Contradicted (p={p:.2f}): {why} ({_where(i, where)})", p=p)
     miss = _missing_words(claim, spans[i])
-    return ClaimVerdict(False, round(p, 4), f"Not stated (p={p:.2f}): the closest passage ({_where(i, where)}) "
-                        "does not state it" + (f"; it does not mention {', '.join(miss)}" if miss else "")
-                        + f': "{_short(spans[i])}"', i, "not_stated", round(float(contra[i]), 4))
+    return decide(i, "not_stated", f"Not stated (p={p:.2f}): the closest passage ({_where(i, where)}) does not "
+                  "state it" + (f"; it does not mention {', '.join(miss)}" if miss else ""), p=p)
 
 
 def _where(i: int, where: Callable[[int], str] | None) -> str:

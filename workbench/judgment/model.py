@@ -188,6 +188,7 @@ class ModelJudge:
         self.lexical = lexical
         self.model = get_model(str(model_dir) if model_dir else None)
         self.top_k = top_k
+        self._last: tuple[tuple, np.ndarray] | None = None  # support then contradiction read the same pairs
 
     def __getattr__(self, name: str):
         # relevance, kind_of, features, word_matches, ranking: the lexical judge's
@@ -200,6 +201,10 @@ class ModelJudge:
         calib slices: the model reads facts and meaning, the lexical judge whether the span is
         about the claim), P(contradicted) the model's. The rest keep the lexical support, capped."""
         spans = list(spans)
+        key = (claim, tuple(spans), tuple(weights) if weights is not None else None)  # weights by identity
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1].copy()
         out = np.zeros((len(spans), len(LABELS)), np.float64)
         if not spans:
             return out
@@ -215,7 +220,8 @@ class ModelJudge:
             p = np.column_stack([sup, np.minimum(p[:, 1], 1 - sup), np.zeros(len(read))])
             p[:, 2] = 1 - p[:, 0] - p[:, 1]
         out[read] = p
-        return out
+        self._last = (key, out)
+        return out.copy()
 
     def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                 ) -> np.ndarray:
