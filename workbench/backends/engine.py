@@ -44,6 +44,7 @@ from workbench.judgment.verdict import (  # noqa: F401
 from workbench.models import UnitInfo
 from workbench.text import clause_bounds, content_terms
 from workbench.text.lexicon import ENUMERATOR as _ENUM
+from workbench.text.question_parts import question_parts
 from workbench.text.sentences import DOT_LEADERS, FOOTNOTE_MARK, OPEN_WORDS, furniture_between
 from workbench.text.terms import embed_form, stem
 from workbench.text.weights import TermWeights, weights_for
@@ -663,6 +664,9 @@ def units_for(query: str, context: Any, ranges: dict[str, list[tuple[int, int]]]
             for q in [query, *in_parties_words(query, weights_for(doc_id))]:
                 spans += searched_ranges(q, doc, retriever, search_k)
             spans += topic_ranges(query, doc, retriever)
+            parts = question_parts(query)  # a question asking several things: each part is searched too
+            for part in parts if len(parts) > 1 else ():
+                spans += searched_ranges(part, doc, retriever, search_k) + topic_ranges(part, doc, retriever)
         sents: dict[tuple[int, int], tuple[int, int, str]] = {}
         heading_at = getattr(context, "heading_at", None)
         for a, b in spans:

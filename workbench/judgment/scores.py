@@ -227,7 +227,16 @@ class LexicalJudge:
 
     def relevance(self, question: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                   ) -> np.ndarray:
-        return self._score("relevance", question, spans, weights)
+        """P(each span answers the question). A question asking several things (text.question_parts)
+        is answered by a span answering any of its parts: "… and where must disputes be resolved?"
+        is answered by the forum clause, which covers few of the whole question's words."""
+        from workbench.text.question_parts import question_parts
+
+        parts = question_parts(question)
+        score = self._score("relevance", question, spans, weights)
+        for part in parts if len(parts) > 1 else ():
+            score = np.maximum(score, self._score("relevance", part, spans, weights))
+        return score
 
     def kind_of(self, question: str, span: str, weights: TermWeights | None = None) -> str | None:
         """The kind of clause the question mostly asks about, in words, when the span (of a

@@ -36,6 +36,8 @@ class Review:
     coverage: float = 0.0
     support_ratio: float = 0.0
     answers: float | None = None  # P(the best cited quote answers the question); None: not measured
+    # the parts of a question asking several things (text.question_parts) no cited quote answers
+    unanswered: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -66,23 +68,31 @@ def _short(s: str, n: int = 90) -> str:
 
 
 def answer_relevance(question: str, sentences: list[SentenceSupport], verified: list[Evidence]
-                     ) -> tuple[list[SentenceSupport], float | None]:
+                     ) -> tuple[list[SentenceSupport], float | None, list[str]]:
     """Whether the cited evidence answers the question: the shared judge's relevance of each cited
     quote (engine.SCORES, the scores Verify used for the offline backend, so no new work there),
     per sentence its best citation's, and the best over the answer. Whoever verified the quotes
-    (rules or an LLM), green then means the evidence answers, not only that sentences cite it."""
+    (rules or an LLM), green then means the evidence answers, not only that sentences cite it.
+    A question asking several things (text.question_parts) is answered when each part is: the
+    answer's figure is the least answered part's best, and the parts no cited quote answers
+    (relevance below ANSWERS) are returned by name."""
     from workbench.backends import engine
+    from workbench.text.question_parts import question_parts
 
     by_id = {e.requirement_id: e for e in verified}
     ids = list(dict.fromkeys(c for s in sentences for c in s.citations if c in by_id))
+    parts = question_parts(question)
     if not ids:
-        return sentences, None
-    scores = engine.SCORES("relevance", question, [engine.judged_text(by_id[i]) for i in ids],
-                           [by_id[i].document_id for i in ids])
+        return sentences, None, parts if len(parts) > 1 else []
+    texts, docs = [engine.judged_text(by_id[i]) for i in ids], [by_id[i].document_id for i in ids]
+    scores = engine.SCORES("relevance", question, texts, docs)
     rel = dict(zip(ids, (float(x) for x in scores), strict=True))
     out = [s.model_copy(update={"answers": round(max(rel[c] for c in s.citations if c in rel), 4)})
            if any(c in rel for c in s.citations) else s for s in sentences]
-    return out, round(max(rel.values()), 4)
+    if len(parts) < 2:
+        return out, round(max(rel.values()), 4), []
+    best = {p: float(np.max(engine.SCORES("relevance", p, texts, docs))) for p in parts}
+    return out, round(min(best.values()), 4), [p for p in parts if best[p] < ANSWERS]
 
 
 CONTRADICTS = 0.5  # P(another verified quote contradicts a cited one) from which a sentence is flagged
@@ -226,8 +236,9 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend,
     n_sup = sum(s.supported for s in support)
     ratio = round(n_sup / len(support), 4) if support else 0.0
     if question is not None:
-        support, answers = answer_relevance(question, support, verified)
+        support, answers, unanswered = answer_relevance(question, support, verified)
     else:
+        unanswered = []
         known = [s.answers for s in support if s.answers is not None]
         answers = max(known) if known else None
 
@@ -259,13 +270,19 @@ def review(draft: Draft, verified: list[Evidence], known_ids: set[str], backend,
     ]
     if support:
         findings.append(conflicts_finding(support))
-    if answers is not None:
+    if unanswered:
+        findings.append(QualityFinding(
+            check="answers_question", passed=False,
+            detail="no cited evidence answers " + "; ".join(f'"{p}"' for p in unanswered)
+            + (f" (least answered part p={answers:.2f}, needs {ANSWERS:.2f})" if answers is not None else "")))
+    elif answers is not None:
         findings.append(QualityFinding(
             check="answers_question", passed=answers >= ANSWERS,
             detail=(f"the best cited evidence answers the question (p={answers:.2f})" if answers >= ANSWERS else
                     f"none of the cited evidence answers the question (best p={answers:.2f}, needs {ANSWERS:.2f})")))
     return Review(final_answer=answer, sentences=support, findings=findings, feedback=feedback,
-                  invalid_ids=invalid, cited=cited, coverage=coverage, support_ratio=ratio, answers=answers)
+                  invalid_ids=invalid, cited=cited, coverage=coverage, support_ratio=ratio, answers=answers,
+                  unanswered=unanswered)
 
 
 def sanitize(rev: Review) -> str:

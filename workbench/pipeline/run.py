@@ -400,7 +400,8 @@ def _answer(rev: Review, draft: Draft, verified: list[Evidence], revisions: int)
         final_answer=rev.final_answer,
         requirement_references=refs,
         unused_requirements=[e.requirement_id for e in verified if e.requirement_id not in cited],
-        missing_evidence=[],
+        # a question asking several things: the parts no cited quote answers are said to be missing
+        missing_evidence=[f"A passage that answers: {p}" for p in rev.unanswered],
         grounding_confidence=grounding_confidence(len(verified), rev.support_ratio, rev.answers),
         sentences=rev.sentences,
         support_ratio=rev.support_ratio,

@@ -1,0 +1,40 @@
+"""A question is answered part by part when it asks several things (issue 39): the parts are the
+facts it asks for — a new question after "and" —, never a split on every "and"."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.text.question_parts import question_parts
+
+
+@pytest.mark.parametrize(("question", "parts"), [
+    ("What law governs these agreements and where must disputes be resolved?",
+     ["What law governs these agreements", "where must disputes be resolved"]),
+    ("Who are the parties and when was the agreement signed?", ["Who are the parties", "when was the agreement signed"]),
+    ("What is the notice period to terminate renewal, and how long is each renewal term?",
+     ["What is the notice period to terminate renewal", "how long is each renewal term"]),
+    ("Is there a non-compete, and does the agreement grant exclusivity?",
+     ["Is there a non-compete", "does the agreement grant exclusivity"]),
+    ("Which state law applies and is there an arbitration clause?",
+     ["Which state law applies", "is there an arbitration clause"]),
+    ("What law governs? Where are disputes resolved?", ["What law governs", "Where are disputes resolved"]),
+    ("Can either party assign the agreement; what notice is required?",
+     ["Can either party assign the agreement", "what notice is required"]),
+])
+def test_a_question_asking_several_facts_is_read_as_its_parts(question, parts):
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize("question", [
+    "What is the company's revenue in 2019?",
+    "What are the term and the renewal term?",  # one fact asked of two things
+    "What happens if a party breaches and does not cure?",  # the verb phrase goes on
+    "How and when can either party terminate?",  # a part of one word is none
+    "What must the supplier deliver and when?",
+    "Does the licensee pay royalties and, if so, how much?",  # "how much" is two words: no part alone
+    "Can the franchisor terminate the agreement?",
+    "",
+])
+def test_a_question_asking_one_thing_stays_whole(question):
+    assert question_parts(question) == [" ".join(question.split())]
