@@ -107,6 +107,21 @@ with st.expander("Add documents or questions — only the new and stale cells ru
         else:
             start(table.table_id)
 
+with st.expander("Amendments and side letters — a row reads them too, their clauses first"):
+    row_key = st.selectbox("Document they change", [r.key for r in table.rows], key="table_relate_row")
+    row = next((r for r in table.rows if r.key == row_key), None)
+    if row is not None:
+        linked = st.multiselect("Amendments and side letters", [d for d in by_id if d != row.document_id],
+                                default=[d for d in row.related if d in by_id], key=f"table_relate_{row.key}",
+                                format_func=lambda i: by_id[i].filename)
+        if st.button("Link and run", icon=":material/link:", key="table_relate"):
+            try:
+                wb.relate_documents(table.table_id, row.key, linked, identity=state.identity())
+            except Exception as e:  # noqa: BLE001
+                show_error(e)
+            else:
+                start(table.table_id)
+
 flash = st.session_state.pop("table_flash", None)
 if flash:
     st.success(flash)
@@ -182,6 +197,7 @@ def detail(view: TableView) -> None:
             left, right = st.columns([5, 1])
             where = f"p. {x.page_label or x.page}" if x.page else "not located"
             left.caption(f"{safe.text(x.requirement_id)} · {safe.text(where)}"
+                         + (" · **from an amendment**" if x.amendment else "")
                          + (" · the short answer's" if x.requirement_id == c.basis else ""))
             left.text(x.quote)
             if right.button("Open", key=f"open_{c.run_id}_{x.requirement_id}", icon=":material/open_in_new:",

@@ -775,7 +775,8 @@ def _cmd_table(args: argparse.Namespace) -> int:
     --queue (then print the table id). `table show ID`, `table export ID --format xlsx|csv|json --out
     PATH`, `table list`; a reviewer's word on a cell, appended as a review event with who and why:
     `table correct ID DOC QUESTION --answer TEXT --reason WHY` (--reset withdraws it), `table review
-    ID DOC QUESTION --label supported|unsupported` (on the evidence the short answer rests on)."""
+    ID DOC QUESTION --label supported|unsupported` (on the evidence the short answer rests on); `table
+    relate ID DOC AMENDMENT.pdf…`: amendments or side letters that change a row's document."""
     from workbench.service import Workbench
 
     words = list(args.args)
@@ -791,6 +792,8 @@ def _cmd_table(args: argparse.Namespace) -> int:
         return 0
     if action in ("correct", "review"):
         return _table_decide(wb, action, words[1:], args)
+    if action == "relate":
+        return _table_relate(wb, words[1:], args)
     if action in ("show", "export"):
         if len(words) != 2:
             raise UsageError(f"table {action}: name one TABLE_ID (`workbench table list` lists them)")
@@ -814,6 +817,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
         table = wb.add_to_table(args.table, document_ids=doc_ids, columns=columns)
     else:
         table = wb.create_table(doc_ids, columns, name=args.name or Path(args.questions).stem)
+    return _run_table(wb, table, args)
+
+
+def _run_table(wb, table, args: argparse.Namespace) -> int:
+    """Run a table's new and stale cells: on the workers with --queue (print the table id), else here
+    (then print every cell)."""
     records = wb.run_table(table.table_id, backend=args.backend)
     if args.queue:
         if args.json:
@@ -867,6 +876,27 @@ def _table_cell_keys(wb, table_id: str, doc: str, question: str) -> tuple[str, s
     return row, col
 
 
+def _table_relate(wb, words: list[str], args: argparse.Namespace) -> int:
+    """`table relate TABLE_ID DOC AMENDMENT…`: the amendments (PDFs, stored or not) change the row
+    DOC's document; its cells read them too, their clauses first, and are answered again (here, or
+    on the workers with --queue). No AMENDMENT unlinks the row's."""
+    if len(words) < 2:
+        raise UsageError("table relate: name TABLE_ID DOCUMENT [AMENDMENT.pdf …] (the row's file name, then the "
+                         "amendments or side letters that change it; none unlinks them)")
+    table_id, doc = words[0], words[1]
+    rows = {r.key.lower(): r.key for r in wb.table(table_id).rows}
+    if doc.lower() not in rows:
+        raise UsageError(f"table {table_id} has no document {doc!r}: one of {', '.join(rows.values())}")
+    ids = [_stored_id(wb, p) or wb.ingest(p, password=_pdf_password(args), source_type=args.source_type).id
+           for p in (read_pdf_arg(f) for f in words[2:])]
+    table = wb.relate_documents(table_id, rows[doc.lower()], ids)
+    [row] = [r for r in table.rows if r.key == rows[doc.lower()]]
+    if not args.json:
+        names = [wb.document(i).filename for i in row.related]
+        print(f"{row.key}: " + (f"amended by {', '.join(names)}" if names else "no related documents"))
+    return _run_table(wb, table, args)  # the row's cells went stale: answered again
+
+
 def _table_decide(wb, action: str, words: list[str], args: argparse.Namespace) -> int:
     """`table correct|review TABLE_ID DOC QUESTION`: a reviewer's correction or label on one cell."""
     if len(words) != 3:
@@ -915,7 +945,7 @@ def _table_export(wb, table_id: str, args: argparse.Namespace) -> int:
 
 
 # --- parser ----------------------------------------------------------------------------------
-TABLE_ACTIONS = ("show", "export", "list", "correct", "review")
+TABLE_ACTIONS = ("show", "export", "list", "correct", "review", "relate")
 SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
 EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
 
@@ -1074,7 +1104,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("table", help="a review table: documents x checklist questions, every cell cited",
                        description=_cmd_table.__doc__)
     s.add_argument("args", nargs="+", metavar="DOCS… | show ID | export ID | list | correct ID DOC QUESTION | "
-                   "review ID DOC QUESTION")
+                   "review ID DOC QUESTION | relate ID DOC AMENDMENT…")
     s.add_argument("--questions", metavar="FILE", help="one question a line (\"Label: question\"); "
                    "contract: the built-in contract checklist")
     s.add_argument("--table", metavar="TABLE_ID", help="add the documents and questions to this table: only new "

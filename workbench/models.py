@@ -707,6 +707,9 @@ class TableRow(BaseModel):
     key: str
     document_id: str
     filename: str
+    # amendments and side letters that change this row's document (their document ids): the row's
+    # cells read them too, their clauses first (issue 43)
+    related: list[str] = Field(default_factory=list)
 
 
 class ReviewTable(BaseModel):
@@ -754,6 +757,7 @@ class CellCitation(BaseModel):
     human_label: HumanLabel | None = None
     ocr_confidence: float | None = None  # the quote was read by OCR (issue 42): its words' mean confidence
     ocr_min_confidence: float | None = None
+    amendment: bool = False  # the quote is from an amendment or side letter related to the row's document
 
 
 class TableCell(BaseModel):

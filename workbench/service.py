@@ -376,7 +376,7 @@ class Workbench:
                identity: Identity | None = None):
         """Queue a job → JobInfo: "ingest" (paths: open, keep and index), "index" (document_ids),
         "ask" (questions over document_ids and/or paths: one run per question), "cell" (a review
-        table's cell: one question over one document) or "verify" (claims). Bad input is refused here, before anything is queued. `identity` (who asked,
+        table's cell: one question over one document and its related ones) or "verify" (claims). Bad input is refused here, before anything is queued. `identity` (who asked,
         sign-in on) travels signed with the job. A `password` is never queued: the PDFs it opens
         are opened and stored here, and the job names their stored ids."""
         if kind not in ("ingest", "index", "ask", "verify", "cell"):
@@ -395,8 +395,8 @@ class Workbench:
             payload["questions"] = [" ".join(q.split()) for q in questions or [] if q and q.strip()]
             if not payload["questions"]:
                 raise WorkbenchError("No question given: type a question (or a list, one per line).")
-        if kind == "cell" and (len(payload["questions"]) != 1 or len(payload["document_ids"]) + len(files) != 1):
-            raise WorkbenchError("a table cell is one question over one document")
+        if kind == "cell" and (len(payload["questions"]) != 1 or len(payload["document_ids"]) + len(files) < 1):
+            raise WorkbenchError("a table cell is one question over one document (and the amendments related to it)")
         if kind == "verify":
             payload["claims"] = [c for c in claims or [] if c and c.strip()]
             if not payload["claims"]:
@@ -1208,6 +1208,30 @@ class Workbench:
         self.store.put_table(table)
         return table
 
+    def relate_documents(self, table_id: str, row_key: str, document_ids: list[str], *,
+                         identity: Identity | None = None):
+        """Link amendments and side letters (stored documents) to a row's document as changing it:
+        the row's cells then read them too, an amendment's clause first and marked as such, and go
+        stale until run again. The list replaces the row's links ([] unlinks them)."""
+        from workbench.models import utcnow
+
+        if identity is not None and self.sign_in_required():
+            self.identity(identity)
+        table = self.table(table_id)
+        row = next((r for r in table.rows if r.key == row_key), None)
+        if row is None:
+            raise NotFoundError(f"table {table_id} has no document {row_key!r}: one of "
+                                f"{', '.join(r.key for r in table.rows)}")
+        related = list(dict.fromkeys(document_ids))
+        for did in related:
+            self.document(did)  # exists, or NotFoundError
+            if did == row.document_id:
+                raise WorkbenchError(f"{row.filename} cannot amend itself: link another document to its row")
+        rows = [r.model_copy(update={"related": related}) if r.key == row_key else r for r in table.rows]
+        table = table.model_copy(update={"rows": rows, "updated_at": utcnow()})
+        self.store.put_table(table)
+        return table
+
     def _grow_table(self, table, document_ids: list[str], columns: list):
         from workbench.models import TableColumn, TableRow, utcnow
         from workbench.table.checklist import question_kind
@@ -1220,7 +1244,8 @@ class Workbench:
                 raise WorkbenchError(f"two documents are named {doc.filename}: a table's rows are file names, "
                                      "so rename one (or add one, then the other as its new version)")
             seen[doc.filename] = did
-            rows[doc.filename] = TableRow(key=doc.filename, document_id=did, filename=doc.filename)
+            kept = rows[doc.filename].related if doc.filename in rows else []  # a new version keeps its amendments
+            rows[doc.filename] = TableRow(key=doc.filename, document_id=did, filename=doc.filename, related=kept)
         cols = {c.key: c for c in table.columns}
         for c in columns:
             c = c if isinstance(c, TableColumn) else TableColumn(key=str(c), question=str(c))
@@ -1234,7 +1259,7 @@ class Workbench:
 
     def run_table(self, table_id: str, *, backend: str | None = None, rerun_failed: bool = True,
                   identity: Identity | None = None):
-        """Queue a "cell" job (one question over one document, stored as a run) for every cell not
+        """Queue a "cell" job (one question over one document and its related ones, stored as a run) for every cell not
         run yet, stale, or failed; cells done and current are left alone. In this process, or on
         the workers when a queue is configured. Returns the new cell records (models.TableCellRecord)."""
         from workbench.jobs.tasks import run_ids_for
@@ -1243,10 +1268,11 @@ class Workbench:
         view = self.table_view(table_id)
         engine = self.engine_version(backend)
         todo = [c for c in view.cells if c.status in ("not_run", "stale") or (rerun_failed and c.status == "failed")]
+        related = {r.key: r.related for r in view.table.rows}
         records, pending = [], []
         for c in todo:
-            info = self.submit("cell", questions=[c.question], document_ids=[c.document_id], backend=backend,
-                               identity=identity)
+            info = self.submit("cell", questions=[c.question], document_ids=[c.document_id, *related.get(c.row_key, [])],
+                               backend=backend, identity=identity)
             pending.append(TableCellRecord(table_id=table_id, row_key=c.row_key, column_key=c.column_key,
                                            document_id=c.document_id, question=c.question,
                                            run_id=run_ids_for(info.job_id, 1)[0], job_id=info.job_id,
@@ -1284,13 +1310,14 @@ class Workbench:
                 stale = stale_reasons(rec, row, col, engine)
                 if self.store.has_run(rec.run_id):
                     rr = self.reviewed(rec.run_id)
+                    stale = stale_reasons(rec, row, col, engine, read=rr.run.document_ids)
                     # a correction holds while the document and question are the ones it was made on
                     same = [r.run_id for r in records if r.row_key == row.key and r.column_key == col.key
                             and r.document_id == rec.document_id and r.question == rec.question
                             and self.store.has_run(r.run_id)]
                     events = sorted((e for rid in same for e in self.store.history(rid) if e.kind == "correction"),
                                     key=lambda e: e.timestamp)
-                    cell = answered_cell(base, rr, col, current_correction(events))
+                    cell = answered_cell(base, rr, col, current_correction(events), amendments=row.related)
                     cells.append(cell.model_copy(update={"status": "stale" if stale else "done", "stale": stale}))
                     continue
                 try:

@@ -9,6 +9,8 @@ import time
 from tests.ui.test_pages import app, on_page
 from workbench.config import get_settings
 
+AMENDMENT = ("AMENDMENT NO. 1 TO THE SERVICES AGREEMENT. The governing law section is replaced as follows: This "
+             "Agreement shall be governed by the laws of the State of Texas.")
 CONTRACT = ("SERVICES AGREEMENT. This Agreement shall be governed by the laws of the State of Delaware. "
             "Either party may terminate it on thirty (30) days' written notice. **Bold** <b>tag</b> [x](http://e.x)")
 
@@ -50,6 +52,30 @@ def test_table_page_builds_a_table_from_a_typed_checklist_and_fills_the_grid(dat
     # the exports are offered, XLSX first; each file is made on click (its bytes: tests/export/test_xlsx.py)
     downloads = [d.proto for d in at.get("download_button")]
     assert [d.label for d in downloads] == ["Download XLSX", "Download CSV", "Download JSON"]
+
+    # an amendment linked to the row: the row reads it too, and its clause is the answer, marked
+    amendment = wb.ingest(make_pdf([AMENDMENT], name="amendment-1.pdf"), source_type="contract")
+    at.run()
+    at.selectbox(key="table_relate_row").set_value("services.pdf").run()
+    at.multiselect(key="table_relate_services.pdf").set_value([amendment.id]).run()
+    at.button(key="table_relate").click().run()
+    assert not at.exception, at.exception
+    assert wb.table(table.table_id).rows[0].related == [amendment.id]
+    _settle(at, deadline=time.monotonic() + 300)
+    grid = _frame(next(n for n in at.get("component_instance") if n.proto.id.endswith(table.table_id)).proto)
+    assert grid.iloc[0].to_dict()["Governing law"] == "Texas"
+    assert any("from an amendment" in c.value for c in at.caption)
+
+
+def _settle(at, deadline: float) -> str:
+    while True:
+        at.run()
+        assert not at.exception, at.exception
+        progress = at.get("progress")[0].proto.text
+        if "running" not in progress and "queued" not in progress:
+            return progress
+        assert time.monotonic() < deadline, progress
+        time.sleep(0.5)
 
 
 def _frame(proto):

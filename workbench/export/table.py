@@ -47,7 +47,8 @@ def cell_row(c: TableCell) -> dict:
         "normalized": c.normalized, "machine_short_answer": c.machine_short_answer, "result": c.result,
         "grounding_confidence": c.grounding_confidence if c.run_id else None, "review": c.review,
         "reviewed_by": c.reviewed_by, "review_note": c.review_note,
-        "citations": " | ".join(f"[{x.requirement_id}] {cite_page(x.page, x.page_label) if x.page else 'not located'}"
+        "citations": " | ".join(f"[{x.requirement_id}]{' amendment,' if x.amendment else ''} "
+                                f"{cite_page(x.page, x.page_label) if x.page else 'not located'}"
                                 f"{_ocr(x)}: \u201c{x.quote}\u201d" for x in c.citations),
         "evidence_links": " ".join(deep_link(c.run_id, x.requirement_id) for x in c.citations),
         "answer": c.answer, "run_id": c.run_id,
@@ -78,7 +79,7 @@ def cli_row(c: TableCell) -> dict:
             "short_answer": c.short_answer, "normalized": c.normalized, "answer": c.answer, "result": c.result,
             "grounding_confidence": c.grounding_confidence if c.run_id else None,
             "citations": [{"requirement_id": x.requirement_id, "page": x.page, "page_label": x.page_label,
-                           "quote": x.quote} for x in c.citations],
+                           "quote": x.quote, **({"amendment": True} if x.amendment else {})} for x in c.citations],
             "run_id": c.run_id, "table_id": c.table_id, "column": c.column_key, "status": c.status, "stale": c.stale,
             "review": c.review}
 
@@ -98,7 +99,7 @@ MARKS: dict[str, tuple[str, str]] = {
 }
 CITATION_COLUMNS = ["Cell", "Document", "Question", "Evidence ID", "Page", "PDF page", "Quote", "Quote SHA-256",
                     "Start", "End", "Status", "Reviewer label", "Cell review", "Reviewer correction", "Corrected by",
-                    "Reason", "Stale", "Evidence link", "Run ID", "Document SHA-256"]
+                    "Reason", "Stale", "Evidence link", "Run ID", "Document SHA-256", "From an amendment"]
 HASH_NOTE = ("SHA-256 (UTF-8) of the quote's characters in the document's text, from Start to End, as the workbench "
              "extracted it; the Quote column shows them with each run of whitespace as one space")
 TRAIL_COLUMNS = ["Cell", "Document", "Question", "When (UTC)", "Reviewer", "Kind", "Evidence ID", "Label", "Before",
@@ -166,7 +167,8 @@ def table_xlsx(view: TableView, trail: dict[tuple[str, str], list[ReviewEvent]])
                     where(c), c.filename, c.column_key, x.requirement_id, x.page_label or x.page, x.page, x.quote,
                     x.text_sha256, x.start, x.end, x.final_status, x.human_label, c.review,
                     c.short_answer if fix else None, c.reviewed_by if fix else None, c.review_note if fix else None,
-                    "; ".join(c.stale), deep_link(c.run_id, x.requirement_id), c.run_id, x.document_id)]
+                    "; ".join(c.stale), deep_link(c.run_id, x.requirement_id), c.run_id, x.document_id,
+                    "yes" if x.amendment else None)]
 
     def trail_rows():
         for c in view.cells:

@@ -48,7 +48,7 @@ def perform(wb, info: JobInfo, payload: dict[str, Any], event: Callable[[StageEv
             wb.retriever.index(parsed)
         return info.model_copy(update={"document_ids": ids, "progress": 1.0})
     doc_ids = _documents(wb, payload)
-    if kind in ("ask", "cell"):  # a cell: one question over one document (a review table's)
+    if kind in ("ask", "cell"):  # a cell: one question over a review table's document (and its amendments)
         questions = payload["questions"]
 
         def on_event(ev: StageEvent) -> None:

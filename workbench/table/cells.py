@@ -37,11 +37,15 @@ def engine_version(settings_used: dict[str, Any], calibration: str | None) -> st
     return f"{__version__}-p{PARSER_VERSION}-{hashlib.sha256(blob.encode()).hexdigest()[:10]}"
 
 
-def stale_reasons(record: TableCellRecord, row: TableRow, column: TableColumn, engine: str) -> list[str]:
-    """Why a cell's run no longer answers its row and column as they are now ([] when it does)."""
+def stale_reasons(record: TableCellRecord, row: TableRow, column: TableColumn, engine: str,
+                  read: list[str] | None = None) -> list[str]:
+    """Why a cell's run no longer answers its row and column as they are now ([] when it does).
+    `read`: the documents the cell's run read, when it is stored (the row's and its related ones)."""
     out = []
     if record.document_id != row.document_id:
         out.append(f"the document changed (a new version of {row.filename} was added)")
+    elif read is not None and set(read) != {row.document_id, *row.related}:
+        out.append("the related documents changed (an amendment was linked or unlinked)")
     if " ".join(record.question.split()) != " ".join(column.question.split()):
         out.append("the question changed")
     if record.engine_version != engine:
@@ -67,10 +71,11 @@ def current_correction(events: Iterable[ReviewEvent]) -> ReviewEvent | None:
 
 
 def answered_cell(base: TableCell, rr: ReviewedRun, column: TableColumn,
-                  correction: ReviewEvent | None) -> TableCell:
-    """The cell's answer from its run as reviewed; a reviewer's correction (the value it states)
-    wins over the engine's short answer, which stays beside it."""
-    sa = short_answer(rr, column.kind, column.question, column.key)
+                  correction: ReviewEvent | None, amendments: Iterable[str] = ()) -> TableCell:
+    """The cell's answer from its run as reviewed, an amendment's fact first (`amendments`: the
+    documents related to the row's); a reviewer's correction (the value it states) wins over the
+    engine's short answer, which stays beside it."""
+    sa = short_answer(rr, column.kind, column.question, column.key, frozenset(amendments))
     basis = rr.status_for(sa.basis) if sa.basis else None
     review, by, note, at = "unreviewed", None, None, None
     if basis is not None and basis.human_label is not None:

@@ -105,7 +105,7 @@ def _quote(s: EvidenceStatus) -> str:
     return s.evidence.span.text if s.evidence.span else s.evidence.exact_quote
 
 
-def citation(s: EvidenceStatus) -> CellCitation:
+def citation(s: EvidenceStatus, amendments: frozenset[str] = frozenset()) -> CellCitation:
     ev, sp = s.evidence, s.evidence.span
     return CellCitation(requirement_id=ev.requirement_id, document_id=ev.document_id,
                         page=sp.page if sp else None, page_label=sp.page_label if sp else None,
@@ -113,18 +113,23 @@ def citation(s: EvidenceStatus) -> CellCitation:
                         text_sha256=sp.text_sha256 if sp else None,
                         final_status=s.final_status, human_label=s.human_label,
                         ocr_confidence=sp.ocr_confidence if sp else None,
-                        ocr_min_confidence=sp.ocr_min_confidence if sp else None)
+                        ocr_min_confidence=sp.ocr_min_confidence if sp else None,
+                        amendment=ev.document_id in amendments)
 
 
-def ranked(rr: ReviewedRun) -> list[EvidenceStatus]:
-    """Supported items, best first: a reviewer's Supported, then the verifier's score."""
+def ranked(rr: ReviewedRun, amendments: frozenset[str] = frozenset()) -> list[EvidenceStatus]:
+    """Supported items, best first: an amendment's before the document it changes (the later word
+    on the same matter), then a reviewer's Supported, then the verifier's score."""
     ok = [s for s in rr.statuses if s.final_status == "supported" and s.hash_ok]
-    return sorted(ok, key=lambda s: (s.human_label != "supported", -(s.verification.score if s.verification else 1.0)))
+    return sorted(ok, key=lambda s: (s.evidence.document_id not in amendments, s.human_label != "supported",
+                                     -(s.verification.score if s.verification else 1.0)))
 
 
-def short_answer(rr: ReviewedRun, kind: QuestionKind, question: str, label: str = "") -> ShortAnswer:
-    """The cell's short answer from the run as reviewed (see the module docstring)."""
-    items = ranked(rr)
+def short_answer(rr: ReviewedRun, kind: QuestionKind, question: str, label: str = "",
+                 amendments: frozenset[str] = frozenset()) -> ShortAnswer:
+    """The cell's short answer from the run as reviewed (see the module docstring). `amendments`:
+    the documents related to the row's as changing it; a fact they state is the answer, marked."""
+    items = ranked(rr, amendments)
     if not items:
         return ShortAnswer(text=NOT_FOUND, result=NO_AUTHORITATIVE_EVIDENCE)
     basis, text, normalized = items[0], None, None
@@ -145,4 +150,4 @@ def short_answer(rr: ReviewedRun, kind: QuestionKind, question: str, label: str 
     cited = {c for sent in rr.answer.sentences for c in sent.citations}
     others = [s for s in items if s is not basis and s.evidence.requirement_id in cited]
     return ShortAnswer(text=text, normalized=normalized, basis=basis.evidence.requirement_id,
-                       citations=[citation(s) for s in [basis, *others][:MAX_CITATIONS]])
+                       citations=[citation(s, amendments) for s in [basis, *others][:MAX_CITATIONS]])
