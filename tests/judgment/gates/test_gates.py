@@ -103,3 +103,55 @@ def test_an_unknown_gate_is_refused_by_the_settings_and_the_settings_name_every_
     with pytest.raises(ValueError, match="dangling_reference"):
         JudgmentSettings(gates=["relevance", "vibes"])
     assert set(get_args(GateName)) == set(GATES)
+
+
+VALUE_ASKED = [  # (question, quote, passes)
+    # a period asked: a clause on the subject without one does not answer
+    ("How many days' prior written notice is required to terminate?",
+     "Either party may terminate this Agreement at any time on prior written notice.", False),
+    ("How many days' prior written notice is required to terminate?",
+     "Either party may terminate this Agreement on thirty (30) days' prior written notice.", True),
+    ("How long is each renewal term?", "This Agreement shall renew for successive one (1) year terms.", True),
+    ("How long is each renewal term?", "The Term shall expire on December 31, 2025 unless renewed.", True),
+    ("Within how many days after termination must the name no longer be used?",
+     "CONSULTANT's name shall not be used within [*****] days after termination.", False),  # redacted: not stated
+    # an amount asked
+    ("What is the minimum amount of insurance coverage the Manufacturer must maintain?",
+     "Manufacturer shall maintain adequate insurance coverage in respect of the Products.", False),
+    ("What is the minimum amount of insurance coverage the Manufacturer must maintain?",
+     "Manufacturer shall maintain product liability insurance of not less than $2,000,000 per occurrence.", True),
+    ("What were the Net Sales in 1999?", "\"Net Sales\" means gross sales less returns and allowances.", True),  # no wh-value
+    ("How much revenue did the company earn in 2016?", "\"Net Revenue\" means gross receipts less refunds.", False),
+    # a percentage, a number, a date, a governing law
+    ("What percentage of the gas is retained as fuel?", "\"Fuel Usage\" means the gas used to operate the system.", False),
+    ("What royalty rate applies to Net Sales?", "Licensee shall pay a royalty of five percent (5%) of Net Sales.", True),
+    ("How many arbitrators decide a dispute?", "Disputes shall be resolved by a panel of three arbitrators.", True),
+    ("How many arbitrators decide a dispute?", "Any and all disputes relating to this agreement shall be arbitrated.", False),
+    ("On what date does the Term end?", "The Term shall end on the [*****] day of [*****].", False),
+    ("On what date does the Term end?", "The Term shall end five (5) years after the Effective Date.", True),
+    ("When does the initial term expire?", "The initial term expires on June 30, 2021.", True),
+    ("Which state's law governs this agreement?",
+     "GOVERNING LAW. Any lawsuit arising hereunder shall be brought in a court of competent venue.", False),
+    ("Which state's law governs this agreement?", "This Agreement is governed by the laws of the State of Kansas.", True),
+    # no value asked: a clause, a condition, a yes/no, several things at once
+    ("When may a party terminate this agreement?", "Either party may terminate upon a material breach.", True),
+    ("What happens to confidential information on termination?", "Each party shall return it.", True),
+    ("Is there a cap on liability?", "Neither party shall be liable for indirect damages.", True),
+    ("What law governs this agreement and how many days' notice ends it?", "Either party may terminate on notice.",
+     True),
+]
+
+
+@pytest.mark.parametrize(("question", "quote", "passes"), VALUE_ASKED)
+def test_value_asked(question, quote, passes):
+    hit = GATES["value_asked"](QuoteInput(question, quote, 0.9, UnitInfo(), relevant=0.5))
+    assert (hit is None) is passes
+    if hit:
+        assert hit.reason == "does_not_address_question" and "states no value" in hit.rationale
+
+
+def test_a_value_in_the_lead_in_of_a_list_item_answers():
+    lead = "Licensee shall pay the following fees of $5,000 each:"
+    hit = GATES["value_asked"](QuoteInput("How much must the Licensee pay?", "(a) upon signing;", 0.9,
+                                          UnitInfo(lead_in=lead), relevant=0.5))
+    assert hit is None
