@@ -2,13 +2,21 @@
 does not state, and a question of the same shape that it does answer.
 
     nice -n 5 .venv/bin/python -m bench.bench_near_miss [--limit N] [--workspace DIR] [--tag T]
+        [--questions FILE] [--pdf-dir DIR]
 
 (run from the repository root, or with PYTHONPATH naming the checkout to measure)
 
-Questions: bench/data/near_miss.tsv, 40 near-miss and 40 answerable over 10 `cuad/` contracts,
-paired by shape (money, period, date, law_forum, quantity, ...), written and committed before any
-run; nothing in the engine is tuned on them. Columns: contract (stem of cuad/pdf), kind
-(near-miss | answerable), shape, question, gold (answerable only: words of the contract, verbatim).
+Questions (--questions, default bench/data/near_miss.tsv): 40 near-miss and 40 answerable over 10
+contracts, paired by shape (money, period, date, law_forum, quantity, ...), written and committed
+before any run; nothing in the engine is tuned on them. Columns: contract (stem of a PDF in
+--pdf-dir), kind (near-miss | answerable), shape, question, gold (answerable only: words of the
+contract, verbatim).
+- bench/data/near_miss.tsv: `cuad/` contracts (--pdf-dir default ../shared/corpus/cuad/pdf); looked
+  at while fixing the engine, so no longer held out;
+- bench/data/near_miss_heldout.tsv: the held-out set, cuad-train test-split contracts typeset to PDF
+  by bench/render_cuad_train.py (branch heldout-bench; their text is
+  ../shared/corpus/cuad-train/txt/<stem>.txt):
+      --questions bench/data/near_miss_heldout.tsv --pdf-dir /tmp/cuad-heldout --tag _heldout
 
 Scoring:
 - a near-miss question is right when the run's result is NO_AUTHORITATIVE_EVIDENCE (goal ≥ 90 %);
@@ -70,11 +78,11 @@ def load(path: Path = DATA) -> list[dict[str, str]]:
         return list(csv.DictReader(f, delimiter="\t"))
 
 
-def pdf_of(stem: str) -> Path:
-    for p in (CUAD / "pdf").iterdir():
+def pdf_of(stem: str, pdf_dir: Path = CUAD / "pdf") -> Path:
+    for p in pdf_dir.iterdir():
         if p.stem == stem and p.suffix.lower() == ".pdf":
             return p
-    raise SystemExit(f"no PDF for {stem!r} in {CUAD / 'pdf'}")
+    raise SystemExit(f"no PDF for {stem!r} in {pdf_dir}")
 
 
 def share(rows: list[dict], key: str) -> float:
@@ -86,7 +94,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="the first N contracts of the file only")
     ap.add_argument("--workspace", default=str(OUT / "near_miss_ws"), help="kept between runs: ingest once")
     ap.add_argument("--tag", default="", help="suffix of the output file")
-    ap.add_argument("--questions", type=Path, default=DATA)
+    ap.add_argument("--questions", type=Path, default=DATA, help="question file (TSV, columns as above)")
+    ap.add_argument("--pdf-dir", type=Path, default=CUAD / "pdf", help="where the PDFs named by column contract lie")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     import workbench
@@ -101,7 +110,7 @@ def main() -> int:
         stems = stems[:a.limit]
         qs = [r for r in qs if r["contract"] in stems]
     wb = Workbench(Settings(data_dir=Path(a.workspace)))
-    docs = {s: wb.ingest(str(pdf_of(s)), source_type="contract").id for s in stems}
+    docs = {s: wb.ingest(str(pdf_of(s, a.pdf_dir)), source_type="contract").id for s in stems}
     rows = []
     t0 = time.perf_counter()
     for n, q in enumerate(qs, 1):
@@ -128,7 +137,7 @@ def main() -> int:
     ans = [r for r in rows if r["kind"] == "answerable"]
     shapes = sorted({r["shape"] for r in rows})
     summary = {
-        "contracts": len(stems), "near_miss": len(near), "answerable": len(ans),
+        "questions": str(a.questions), "contracts": len(stems), "near_miss": len(near), "answerable": len(ans),
         "near_miss_nae_rate": share(near, "right"),
         "near_miss_confidence": dict(Counter(r["confidence"] for r in near)),
         "near_miss_answered_high_or_medium": sum(not r["nae"] and r["confidence"] in ("high", "medium") for r in near),
