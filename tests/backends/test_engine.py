@@ -127,7 +127,7 @@ def test_a_long_item_is_more_than_its_opening_condition_and_not_cut_mid_way():
     assert not u.trimmed and "do all applicable actions" in u.text and u.text.endswith("dated July 20, 2020.")
 
 
-def test_a_part_opening_with_a_proviso_keeps_its_main_verb():
+def test_a_part_opening_with_a_proviso_keeps_its_main_verb(cut_long):
     """"Subject to …" opens a proviso: the part quoted must hold what the sentence grants or
     requires. A grant with "hereby appoint" is whole; a subject without its "shall notify" is not,
     and the sentence is then quoted whole, with its duty (issue 39: not cut mid-way)."""
@@ -565,7 +565,7 @@ def _segment_with(corpus: Path, name: str, opening: str) -> str:
     return next(s.text for s in doc.segments() if _flat(s.text).startswith(opening) or opening in _flat(s.text))
 
 
-def test_a_long_sentence_is_quoted_from_its_start_never_from_a_clause_that_lost_its_subject(corpus):
+def test_a_long_sentence_is_quoted_from_its_start_never_from_a_clause_that_lost_its_subject(corpus, cut_long):
     """A 60-word term clause asked about renewal: the excerpt keeps "This Agreement … will
     automatically renew" rather than starting at "and will automatically renew", which no reader
     (and no gate) takes as a whole unit."""
@@ -668,13 +668,39 @@ def test_no_authoritative_evidence_names_the_question_words_the_document_never_u
     assert "never use 'insurance'" in run.answer.message and "'reseller'" not in run.answer.message
 
 
+@pytest.fixture
+def cut_long(monkeypatch):
+    """The rules for cutting a sentence too long to quote whole (over engine.WHOLE_WORDS, 80 words),
+    exercised on real 40–80-word sentences by lowering the limit to 40 words."""
+    monkeypatch.setattr(engine, "WHOLE_WORDS", 40)
+
+
+def test_a_sentence_of_up_to_80_words_is_quoted_whole():
+    """A 70-word governing-law sentence was quoted to "… shall be interpreted", without "and
+    construed under the laws of the Commonwealth of Pennsylvania": a sentence is a node of the
+    document, quoted whole up to WHOLE_WORDS; a longer one is cut at clause ends (the tests with
+    cut_long)."""
+    law = ("The Joint Venturers declare that in entering into this Agreement, they have contracted with reference to "
+           "the laws of the Commonwealth of Pennsylvania, and the construction and interpretation of the terms and "
+           "provisions of this Agreement shall be interpreted and construed under the laws of the Commonwealth of "
+           "Pennsylvania, except in such cases and to such extent as the laws of another jurisdiction shall "
+           "necessarily control.")
+    assert 40 < len(law.split()) <= engine.WHOLE_WORDS
+    [unit] = engine.candidate_units("Under which laws is this Agreement construed?", "d", [(0, len(law), law)])
+    assert not unit.trimmed and unit.text == law
+    longer = " ".join([law.rstrip(".")] + ["and the parties further agree that this provision shall survive"] * 4) + "."
+    assert len(longer.split()) > engine.WHOLE_WORDS
+    [unit] = engine.candidate_units("Under which laws is this Agreement construed?", "d", [(0, len(longer), longer)])
+    assert unit.trimmed
+
+
 def _part(sentence: str, question: str) -> str:
     s, e, trimmed = engine.fit_unit(sentence, 0, len(sentence), set(content_terms(question)), 10, 40)
     assert trimmed
     return sentence[s:e]
 
 
-def test_a_quoted_part_ends_where_a_clause_ends_not_inside_a_list_or_a_phrase():
+def test_a_quoted_part_ends_where_a_clause_ends_not_inside_a_list_or_a_phrase(cut_long):
     """Real CUAD and DMCA sentences over 40 words: the part quoted used to end "… you will offer,
     sell" (a list goes on ", and provide"), "… without giving effect to" and "…, then" (the
     condition without what follows from it)."""
@@ -774,7 +800,7 @@ def test_a_question_about_the_franchisor_finds_what_we_may_do_in_a_contract_writ
     assert engine.in_parties_words(question, None) == []
 
 
-def test_a_sentence_no_clause_can_trim_is_quoted_whole_and_a_part_cut_at_the_word_limit_says_so():
+def test_a_sentence_no_clause_can_trim_is_quoted_whole_and_a_part_cut_at_the_word_limit_says_so(cut_long):
     """No clause of the DMCA's 60-word counter-notification sentence ends within 40 words: it is
     quoted whole, not cut mid-way (issue 39). A part cut at the word limit (an LLM's quote) still
     says so in its rationale, not "cut at a clause boundary"."""

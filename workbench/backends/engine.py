@@ -276,21 +276,24 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
 
 
 WHOLE_MAX_FACTOR = 2  # a sentence no clause boundary can trim is quoted whole up to this many times max_words
+WHOLE_WORDS = 80  # a sentence of up to this many words is quoted whole (issue 39: units are structure nodes)
 
 
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
              ) -> tuple[int, int, bool] | None:
-    """The span of one sentence text[s0:e0] to quote: all of it when it has at most max_words
-    words; else the run of whole clauses (10..max_words words) sharing most words with `terms`,
+    """The span of one sentence text[s0:e0] to quote: all of it when it has at most WHOLE_WORDS
+    (or max_words) words — a sentence is a node of the document's structure, and a cut inside it
+    ("… shall be interpreted" without "and construed under the laws of …") loses what it says;
+    else the run of whole clauses (10..max_words words) sharing most words with `terms`,
     preferring the sentence's start (its subject). A run starts at the sentence's start or at a
     clause that opens with a capital or an enumerator: one opening "and will renew …" or "empowered
     to …" has lost its subject, and the gate would reject it as a fragment anyway. Where no run of
     whole clauses reads whole, the sentence is quoted whole (up to WHOLE_MAX_FACTOR × max_words),
-    never cut mid-way at the word limit. None for a unit too short to state anything."""
+    else its first max_words words. None for a unit too short to state anything."""
     was = s0
     s0, e0 = _clean(text, s0, e0)
     n = _wc(text, s0, e0)
-    if n <= max_words:
+    if n <= max(max_words, WHOLE_WORDS):
         bulleted = text[was:s0].strip()[:1] in _BULLETS
         return (s0, e0, False) if n >= 4 and _states_something(text[s0:e0], bulleted) else None
     # a clause boundary inside the running header a page break put in the sentence is none: "SP

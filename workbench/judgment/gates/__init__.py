@@ -12,7 +12,7 @@ from workbench.judgment.gates import dangling_reference, fragment, hedge, releva
 from workbench.judgment.gates.base import GateResult, QuoteInput
 
 GATES: dict[str, Callable[[QuoteInput], GateResult | None]] = {
-    m.NAME: m.check for m in (relevance, value_asked, hedge, fragment, dangling_reference)}
+    m.NAME: m.check for m in (relevance, hedge, fragment, dangling_reference, value_asked)}
 
 
 def first_rejection(inp: QuoteInput, names: Sequence[str]) -> GateResult | None:
