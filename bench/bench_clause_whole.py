@@ -6,7 +6,7 @@ contract lacks is answered NO_AUTHORITATIVE_EVIDENCE without a high/medium badge
     PYTHONPATH=. nice -n 5 .venv/bin/python -m bench.bench_clause_whole --set cuad [--limit N] [--tag T]
     PYTHONPATH=. .venv/bin/python -m bench.render_cuad_train            # once: /tmp/cuad-heldout
     PYTHONPATH=. nice -n 5 .venv/bin/python -m bench.bench_clause_whole --set heldout [--limit N] [--tag T]
-    PYTHONPATH=. .venv/bin/python -m bench.bench_clause_whole --set heldout --report   # figures from the rows
+    PYTHONPATH=. .venv/bin/python -m bench.bench_clause_whole --set heldout --report   # rescore the stored rows
 
 Sets: `cuad` = the 31 PDFs of ../shared/corpus/cuad with master_clauses_subset.csv gold (watched
 through many engine changes); `heldout` = cuad-train test-split contracts rendered to PDF by
@@ -14,7 +14,8 @@ bench/render_cuad_train.py (--pdfs, default /tmp/cuad-heldout) with labels.jsonl
 at while building). Questions: bench/data/clause_questions.tsv (one per category, committed before
 the first run). Nothing here feeds back into the engine.
 
-Definitions (words = lower-cased [a-z0-9]+ tokens, curly apostrophes made straight):
+Definitions (words = lower-cased [a-z0-9]+ tokens of the NFKC-normalised text, so a ligature
+"ﬀ" is "ff", curly apostrophes made straight):
 - gold piece: a gold clause string split at `<omitted>`; a gold clause = one entry of the
   category's list (its pieces pooled).
 - word coverage of a gold clause: the share of its pieces' word tokens that are covered, a token
@@ -45,9 +46,11 @@ import json
 import statistics
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
-from bench.bench_cuad import hit, words
+from bench.bench_cuad import longest_common_run
+from bench.bench_cuad import words as _words
 from bench.common import CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +70,26 @@ def load_questions(path: Path = QUESTIONS_FILE) -> list[tuple[str, str]]:
             cat, q = line.split("\t")
             out.append((cat.strip(), q.strip()))
     return out
+
+
+def words(text: str) -> list[str]:
+    return _words(unicodedata.normalize("NFKC", text))
+
+
+def overlaps(quote: str, gold: list[str]) -> bool:
+    """Does a verified quote share a run of min(8, piece, quote) words with a gold piece?"""
+    qw = words(quote)
+    pieces = [w for w in (words(p) for g in gold for p in g.split("<omitted>")) if w]
+    return bool(qw) and any(longest_common_run(qw, p) >= min(8, len(p), len(qw)) for p in pieces)
+
+
+def score(row: dict) -> dict:
+    """Coverage, whole and per-quote overlaps of one pair, from its verified quotes and gold."""
+    quotes = [v["quote"] for v in row["verified"]]
+    g = row["gold"]
+    cov = max((clause_coverage(c, quotes) for c in g), default=0.0)
+    return dict(row, coverage=round(cov, 3), whole=bool(g) and cov >= WHOLE,
+                overlaps=[overlaps(q, g) for q in quotes] if g else [])
 
 
 def clause_coverage(clause: str, quotes: list[str]) -> float:
@@ -193,7 +216,9 @@ def main() -> int:
     rows_file = OUT / f"clause_whole_{a.set}{a.tag}.jsonl"
     if a.report:
         recs = [json.loads(line) for line in rows_file.read_text().splitlines()]
-        summary = summarize([r for r in recs if "category" in r], [r for r in recs if "ingest_s" in r])
+        summary = summarize([score(r) for r in recs if "category" in r], [r for r in recs if "ingest_s" in r])
+        summary.update({"set": a.set, "questions": str(QUESTIONS_FILE.relative_to(ROOT)), "rescored": True})
+        (OUT / f"clause_whole_{a.set}{a.tag}.json").write_text(json.dumps(summary, indent=1))
         print(json.dumps({k: v for k, v in summary.items() if k != "per_category"}, indent=1))
         print(table(summary))
         return 0
@@ -235,16 +260,13 @@ def main() -> int:
                 dt = time.perf_counter() - t
                 ok = {v.requirement_id for v in run.verifications if v.verified}
                 ev = [e for e in run.evidence if e.requirement_id in ok]
-                quotes = [e.exact_quote for e in ev]
                 g = gold.get(cat, [])
-                cov = max((clause_coverage(c, quotes) for c in g), default=0.0)
-                row = {"contract": name, "category": cat, "question": q, "has_gold": bool(g),
-                       "result": run.answer.result, "nae": run.answer.result == NO_AUTHORITATIVE_EVIDENCE,
-                       "confidence": run.answer.grounding_confidence, "coverage": round(cov, 3),
-                       "whole": bool(g) and cov >= WHOLE, "overlaps": [hit([qt], g) for qt in quotes] if g else [],
-                       "verified": [{"id": e.requirement_id, "page": e.span.page if e.span else None, "section": e.section_heading,
-                                     "quote": e.exact_quote} for e in ev],
-                       "gold": g, "answer": run.answer.final_answer, "ask_s": round(dt, 3), "first_ask": k == 0}
+                row = score({"contract": name, "category": cat, "question": q, "has_gold": bool(g),
+                             "result": run.answer.result, "nae": run.answer.result == NO_AUTHORITATIVE_EVIDENCE,
+                             "confidence": run.answer.grounding_confidence,
+                             "verified": [{"id": e.requirement_id, "page": e.span.page if e.span else None,
+                                           "section": e.section_heading, "quote": e.exact_quote} for e in ev],
+                             "gold": g, "answer": run.answer.final_answer, "ask_s": round(dt, 3), "first_ask": k == 0})
                 rows.append(row)
                 log.write(json.dumps(row) + "\n")
                 log.flush()

@@ -21,6 +21,8 @@ GOLD = "This Agreement shall be governed by the laws of the State of New York." 
     ("Delaware", ["the laws of Delaware"], 1.0),  # a piece shorter than a run counts only whole
     ("Delaware", ["the laws of Delawar"], 0.0),
     ("", ["anything"], 0.0),
+    ("shall remain in effect for five years", ["shall remain in e\ufb00ect for \ufb01ve years"], 1.0),  # ligatures
+
 ])
 def test_word_coverage(gold, quotes, expected):
     assert clause_coverage(gold, quotes) == pytest.approx(expected)
