@@ -1,11 +1,12 @@
 """Ingest speed: workbench.pdf.open_pdf vs raw PyMuPDF get_text("words") on the same files, in
 the same run, interleaved (so both see the same machine load).
 
-    .venv/bin/python -m bench.bench_ingest [--repeat 3] [--files PATH ...]
+    .venv/bin/python -m bench.bench_ingest [--repeat 3] [--files PATH ...] [--structure]
 
 Raw = open the bytes + get_text("words") on every page. Ours = open_pdf (validation, SHA-256,
 reading order, text with offsets, word boxes, metadata). segments() and the first locate()
 (which builds the matching index) are timed separately: they are lazy and paid on first use.
+`--structure` times ours as open_pdf + segments() + sections() (ingest with structure, issue #39).
 Prints one JSON object per file and a total line."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import json
 import statistics
 import time
+from pathlib import Path
 
 import pymupdf
 
@@ -41,9 +43,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--files", nargs="*")
+    ap.add_argument("--structure", action="store_true", help="ours includes segments() and sections()")
     args = ap.parse_args()
     corpus = require_corpus()
-    paths = [corpus / f for f in DEFAULT] if not args.files else [corpus / f if not f.startswith("/") else f
+    paths = [corpus / f for f in DEFAULT] if not args.files else [corpus / f if not f.startswith("/") else Path(f)
                                                                   for f in args.files]
     tot_pages = tot_raw = tot_ours = 0.0
     for path in paths:
@@ -57,6 +60,8 @@ def main() -> None:
             raw_t.append(time.perf_counter() - t)
             t = time.perf_counter()
             doc = open_pdf(data, filename=path.name)
+            if args.structure:
+                doc.sections()
             ours_t.append(time.perf_counter() - t)
         t_raw, t_ours = statistics.median(raw_t), statistics.median(ours_t)
         t = time.perf_counter()
