@@ -670,8 +670,9 @@ function scrollToTarget(st, data) {
   if (!page) return;
   load(st, page, true); // now, not after the lazy loader's delay
   const r = st.root;
-  const top = page.offsetTop + y * page.clientHeight - r.clientHeight / 3;
-  r.scrollTop = Math.max(0, top);
+  const at = page.offsetTop + y * page.clientHeight;
+  r.scrollTop = Math.max(0, at - r.clientHeight / 3);
+  st.placed = { top: r.scrollTop, at };
   // The page's left margin stays in view unless the quote would be cut on the right.
   let left = page.offsetLeft - GAP;
   const right = page.offsetLeft + x1 * page.offsetWidth + 16;
@@ -687,9 +688,29 @@ function fitHeight(st) {
   const top = Math.max(st.fillOffset, st.root.getBoundingClientRect().top);
   const h = Math.max(280, Math.round(window.innerHeight - top - 28));
   if (h !== st.height) {
+    // A target placed a third of the way down, not scrolled since, stays a third of the way down.
+    const r = st.root, kept = st.placed && st.placed.top === r.scrollTop ? st.placed.at : null;
     st.height = h;
     st.wrap.style.setProperty("--wbv-height", `${h}px`);
+    if (kept != null) {
+      r.scrollTop = Math.max(0, kept - r.clientHeight / 3);
+      st.placed = { top: r.scrollTop, at: kept };
+    }
   }
+}
+
+// While the page around the viewer is still being drawn (fonts, the elements above it), its top
+// moves without any scroll or resize event: fit the height on every frame for a while.
+function settleHeight(st) {
+  if (st.fixedHeight || st.settling) return;
+  st.settling = true;
+  const until = performance.now() + 2500;
+  const tick = () => {
+    fitHeight(st);
+    if (performance.now() < until && st.wrap.isConnected) requestAnimationFrame(tick);
+    else st.settling = false;
+  };
+  requestAnimationFrame(tick);
 }
 
 export default function ({ data, parentElement, setTriggerValue, setStateValue }) {
@@ -701,7 +722,7 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   st.fixedHeight = !!data.height;
   st.fillOffset = data.fill_offset || 150;
   if (data.height) wrap.style.setProperty("--wbv-height", `${data.height}px`);
-  else fitHeight(st);
+  else { fitHeight(st); if (!st.heightSettled) { st.heightSettled = true; settleHeight(st); } }
   if (!st.heightWired) {
     st.heightWired = true;
     const refit = () => requestAnimationFrame(() => fitHeight(st));
