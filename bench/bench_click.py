@@ -9,7 +9,10 @@ inside the viewer's visible area, over a decoded page image:
 - chip: a citation chip on the Answer page,
 - row: a row of the evidence grid on Review,
 - jk: the J key on Review (next item),
-- link: a deep link (/review?run=…&evidence=…) opened in the same tab (a full page load).
+- link: a deep link (/review?run=…&evidence=…) opened in the same tab (a full page load), until the
+  quote's highlight is in view over a decoded page image: the deep link's first paint (drawn from
+  the HTML while Streamlit boots, workbench/ui/viewer/preview.py) or the viewer, whichever is
+  first; link_viewer: until the viewer's own highlight is (Streamlit booted, the page's script run).
 
 With --cross, a third case: one run over two contracts (CONTRACT and CONTRACT2, one question),
 every gesture landing in the other document than the one shown: J/K at the documents' boundary
@@ -82,6 +85,14 @@ LANDED = """([id, not]) => {
         && box.top >= 0 && box.bottom <= window.innerHeight) return {ms: performance.now() - window.__clickAt, id: eid};
   }
   return false;
+}"""
+# A deep link's first paint: its target box over its decoded image, inside the window.
+FIRST_PAINT = """(id) => {
+  const el = document.querySelector('#wb-first-paint .wbp-hl.target');
+  const img = el && el.parentElement.querySelector('img');
+  if (!(img && img.complete && img.naturalWidth > 0)) return false;
+  const box = el.getBoundingClientRect();
+  return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
 }"""
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
@@ -243,7 +254,7 @@ def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, 
 
     from workbench.ui.devserver import CHROMIUM_ARGS
 
-    out: dict[str, list[float]] = {"chip": [], "row": [], "jk": [], "link": []}
+    out: dict[str, list[float]] = {"chip": [], "row": [], "jk": [], "link": [], "link_viewer": []}
     run, ids = case["run"], case["ids"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -261,11 +272,14 @@ def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, 
             page.evaluate("() => { window.__clickAt = null; }")
             t0 = time.perf_counter()
             page.goto(f"{url}review?run={run}&evidence={want}", wait_until="commit")
-            page.wait_for_function(LANDED.replace("if (window.__clickAt == null) return false;",
-                                                  "window.__clickAt = 0;"), arg=[want, None], timeout=60_000,
-                                   polling="raf")
+            viewer = LANDED.replace("if (window.__clickAt == null) return false;", "window.__clickAt = 0;")
+            page.wait_for_function(f"([id, not]) => ({FIRST_PAINT})(id) || ({viewer})([id, not])",
+                                   arg=[want, None], timeout=60_000, polling="raf")
+            t_first = time.perf_counter() - t0
+            page.wait_for_function(viewer, arg=[want, None], timeout=60_000, polling="raf")
             if i >= warmup:
-                out["link"].append(time.perf_counter() - t0)
+                out["link"].append(t_first)
+                out["link_viewer"].append(time.perf_counter() - t0)
             settle(page)
         if shots:
             page.screenshot(path=str(shots / f"review-{tag}.png"))
