@@ -136,7 +136,7 @@ with right, st.container(key="wb_viewer_pane"):
         on_select=viewer_selected,
         # The caption (document, item, its page) is the viewer's: it follows J/K, a row, at once.
         cites={s.evidence.requirement_id: s.evidence.span.cite for s in items if s.evidence.span},
-        hint="J/K next/previous · select text on the page to add it as evidence",
+        hint="J/K next/previous · select text to add it as evidence",
     )
     if events.add:
         add_selection(events.add)
