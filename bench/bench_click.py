@@ -92,7 +92,7 @@ FIRST_PAINT = """(id) => {
   const img = el && el.parentElement.querySelector('img');
   if (!(img && img.complete && img.naturalWidth > 0)) return false;
   const box = el.getBoundingClientRect();
-  return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
+  return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight && performance.now();
 }"""
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
@@ -249,7 +249,8 @@ def measure_cross(url: str, case: dict, clicks: int, warmup: int) -> dict[str, l
     return out
 
 
-def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, tag: str) -> dict[str, list[float]]:
+def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, tag: str,
+            link_only: bool = False) -> dict[str, list[float]]:
     from playwright.sync_api import sync_playwright
 
     from workbench.ui.devserver import CHROMIUM_ARGS
@@ -269,20 +270,23 @@ def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, 
         # Deep link: a full load of /review naming the evidence.
         for i in range(warmup + max(5, clicks // 2)):
             want = ids[(i * 3 + 1) % len(ids)]
-            page.evaluate("() => { window.__clickAt = null; }")
-            t0 = time.perf_counter()
+            # Times taken in the page (performance.now(): ms since the navigation began), so the
+            # second wait's round trip to Playwright is not counted.
             page.goto(f"{url}review?run={run}&evidence={want}", wait_until="commit")
             viewer = LANDED.replace("if (window.__clickAt == null) return false;", "window.__clickAt = 0;")
-            page.wait_for_function(f"([id, not]) => ({FIRST_PAINT})(id) || ({viewer})([id, not])",
-                                   arg=[want, None], timeout=60_000, polling="raf")
-            t_first = time.perf_counter() - t0
-            page.wait_for_function(viewer, arg=[want, None], timeout=60_000, polling="raf")
+            first = page.wait_for_function(
+                f"([id, not]) => ({FIRST_PAINT})(id) || (({viewer})([id, not]) || {{}}).ms || false",
+                arg=[want, None], timeout=60_000, polling="raf").json_value()
+            shown = page.wait_for_function(viewer, arg=[want, None], timeout=60_000, polling="raf").json_value()
             if i >= warmup:
-                out["link"].append(t_first)
-                out["link_viewer"].append(time.perf_counter() - t0)
+                out["link"].append(first / 1000)
+                out["link_viewer"].append(shown["ms"] / 1000)
             settle(page)
         if shots:
             page.screenshot(path=str(shots / f"review-{tag}.png"))
+        if link_only:
+            browser.close()
+            return out
 
         # Grid rows.
         grid = page.frame_locator("iframe[title*='aggrid' i]")
@@ -372,9 +376,20 @@ def main() -> None:
     ap.add_argument("--cross", action="store_true", help="also a run over two contracts: cross-document jumps")
     ap.add_argument("--only-cross", action="store_true", help="the cross-document case only (implies --cross)")
     ap.add_argument("--shots", type=Path, help="save screenshots of Review and Answer here")
+    ap.add_argument("--workspace", type=Path, help="a folder an earlier run seeded (it prints it): no new seeding")
+    ap.add_argument("--link-only", action="store_true", help="deep links only")
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="wb-bench-click-"))
-    cases = seed(work / "workspace", args.book, args.cross or args.only_cross)
+    if args.workspace:
+        work = args.workspace
+        cases = json.loads((work / "cases.json").read_text())
+        cases = [c for c in cases if args.cross or args.only_cross or not c.get("cross")]
+    else:
+        work = Path(tempfile.mkdtemp(prefix="wb-bench-click-"))
+        cases = seed(work / "workspace", args.book, args.cross or args.only_cross)
+        (work / "cases.json").write_text(json.dumps(cases))
+    print(f"workspace: {work}", flush=True)
+    if args.link_only:
+        cases = [c for c in cases if not c.get("cross")]
     if args.only_cross:
         cases = [c for c in cases if c.get("cross")]
     if args.shots:
@@ -386,7 +401,7 @@ def main() -> None:
             with Server(tree.resolve(), work / "workspace", work / f"app-{tag}.log") as url:
                 load0 = os.getloadavg()
                 t = (measure_cross(url, case, args.clicks, args.warmup) if case.get("cross")
-                     else measure(url, case, args.clicks, args.warmup, args.shots, tag))
+                     else measure(url, case, args.clicks, args.warmup, args.shots, tag, args.link_only))
                 load1 = os.getloadavg()
             res = {"tree": str(tree), "case": case["name"], "load_1min_before_after": [round(load0[0], 2),
                                                                                         round(load1[0], 2)],
