@@ -95,6 +95,35 @@ FIRST_PAINT = """(id) => {
   return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight && performance.now();
 }"""
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# A page opened on a deep link records, on every frame from its first, when the named evidence's
+# highlight is first in view (the first paint or the viewer: `first`) and when the viewer's own is
+# (`viewer`), in ms since the navigation began: exact, whatever Playwright's round trips cost.
+LINK_WATCH = f"""
+(function () {{
+  const want = new URLSearchParams(location.search).get('evidence');
+  if (!want || window.top !== window) return;
+  const painted = {FIRST_PAINT};
+  const viewer = {LANDED.replace("if (window.__clickAt == null) return false;", "const at0 = 0;")
+                  .replace("performance.now() - window.__clickAt", "performance.now() - at0")};
+  const at = window.__wbAt = {{}};
+  const tick = () => {{
+    if (document.body) {{
+      const v = viewer([want, null]);
+      if (at.first == null && (v || painted(want))) {{
+        at.first = performance.now();
+        at.kind = v ? 'viewer' : 'first paint';
+        const nav = performance.getEntriesByType('navigation')[0];
+        at.html = nav ? nav.responseEnd : null;
+        const img = performance.getEntriesByType('resource').filter(e => e.name.includes('/wbapi/page/'))[0];
+        at.img = img ? [img.startTime, img.responseEnd] : null;
+      }}
+      if (v) {{ at.viewer = performance.now(); return; }}
+    }}
+    requestAnimationFrame(tick);
+  }};
+  requestAnimationFrame(tick);
+}})();
+"""
 
 
 def seed(data_dir: Path, book: bool, cross: bool = False) -> list[dict]:
@@ -255,12 +284,14 @@ def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, 
 
     from workbench.ui.devserver import CHROMIUM_ARGS
 
-    out: dict[str, list[float]] = {"chip": [], "row": [], "jk": [], "link": [], "link_viewer": []}
+    out: dict[str, list[float]] = {"chip": [], "row": [], "jk": [], "link": [], "link_viewer": [], "link_html": [],
+                                   "link_img_asked": [], "link_img_came": [], "link_by_first_paint": []}
     run, ids = case["run"], case["ids"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.add_init_script(MARK_INIT)
+        page.add_init_script(LINK_WATCH)
         # Warm the server and the browser's cache of the app's scripts.
         page.goto(f"{url}review?run={run}&evidence={ids[0]}")
         page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=120_000)
@@ -270,17 +301,20 @@ def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, 
         # Deep link: a full load of /review naming the evidence.
         for i in range(warmup + max(5, clicks // 2)):
             want = ids[(i * 3 + 1) % len(ids)]
-            # Times taken in the page (performance.now(): ms since the navigation began), so the
-            # second wait's round trip to Playwright is not counted.
+            # Times taken in the page by LINK_WATCH (ms since the navigation began).
             page.goto(f"{url}review?run={run}&evidence={want}", wait_until="commit")
-            viewer = LANDED.replace("if (window.__clickAt == null) return false;", "window.__clickAt = 0;")
-            first = page.wait_for_function(
-                f"([id, not]) => ({FIRST_PAINT})(id) || (({viewer})([id, not]) || {{}}).ms || false",
-                arg=[want, None], timeout=60_000, polling="raf").json_value()
-            shown = page.wait_for_function(viewer, arg=[want, None], timeout=60_000, polling="raf").json_value()
+            at = page.wait_for_function("() => window.__wbAt && window.__wbAt.viewer != null && window.__wbAt",
+                                        timeout=60_000).json_value()
             if i >= warmup:
-                out["link"].append(first / 1000)
-                out["link_viewer"].append(shown["ms"] / 1000)
+                out["link"].append(at["first"] / 1000)
+                out["link_viewer"].append(at["viewer"] / 1000)
+                # where the first highlight's time went: the HTML received, its image asked for and
+                # received (the first request for a page image), whether the first paint drew it
+                out["link_html"].append((at.get("html") or 0) / 1000)
+                if at.get("img"):
+                    out["link_img_asked"].append(at["img"][0] / 1000)
+                    out["link_img_came"].append(at["img"][1] / 1000)
+                out["link_by_first_paint"].append(1.0 if at.get("kind") == "first paint" else 0.0)
             settle(page)
         if shots:
             page.screenshot(path=str(shots / f"review-{tag}.png"))
@@ -361,6 +395,8 @@ def landed_after_load(page, want: str) -> None:
 def summary(xs: list[float]) -> dict:
     if not xs:
         return {}
+    if set(xs) <= {0.0, 1.0}:  # a share, not a time
+        return {"n": len(xs), "share": round(sum(xs) / len(xs), 2)}
     xs = sorted(xs)
     p95 = xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
     return {"n": len(xs), "p50_s": round(statistics.median(xs), 3), "p95_s": round(p95, 3), "max_s": round(xs[-1], 3)}
