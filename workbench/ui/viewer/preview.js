@@ -61,7 +61,8 @@
   d.others.forEach(function (b) { mark(b, false); });
   d.target.forEach(function (b) { mark(b, true); });
   box.appendChild(pg);
-  document.body.appendChild(box);
+  // In <head> the body is not parsed yet: a fixed box under <html> draws the same.
+  (document.body || document.documentElement).appendChild(box);
 
   var where = location.pathname, timer = null;
   function done() {
