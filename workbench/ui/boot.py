@@ -31,7 +31,6 @@ BASE_SCRIPT = ("<script>(function () { var p = location.pathname.replace(/\\/+$/
                " window.__streamlit = Object.assign({}, window.__streamlit,"
                " { BACKEND_BASE_URL: location.origin + p.slice(0, p.lastIndexOf('/') + 1) }); })();</script>")
 _ANCHOR = '<script type="module"'
-_STYLESHEET = '<link rel="stylesheet"'
 
 
 @cache
@@ -89,10 +88,7 @@ async def _review(request: Request) -> HTMLResponse:
             extra = ""
     if not extra:
         return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
-    # Before the render-blocking stylesheet when there is one: a parser-blocking script after it
-    # waits for it, and the page image would be asked for that much later.
-    at = _STYLESHEET if _STYLESHEET in html else "</body>"
-    return HTMLResponse(html.replace(at, extra + at, 1), headers={"Cache-Control": "private, no-store"})
+    return HTMLResponse(html.replace("</body>", extra + "</body>", 1), headers={"Cache-Control": "private, no-store"})
 
 
 def routes() -> list[Route]:

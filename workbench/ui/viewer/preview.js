@@ -61,8 +61,7 @@
   d.others.forEach(function (b) { mark(b, false); });
   d.target.forEach(function (b) { mark(b, true); });
   box.appendChild(pg);
-  // In <head> the body is not parsed yet: a fixed box under <html> draws the same.
-  (document.body || document.documentElement).appendChild(box);
+  document.body.appendChild(box);
 
   var where = location.pathname, timer = null;
   function done() {

@@ -118,7 +118,7 @@ def _script() -> str:
 
 
 def html(paint: FirstPaint) -> str:
-    """The markup boot.py puts in the page: the numbers as a JSON object (only numbers and the
+    """The markup that goes before </body>: the numbers as a JSON object (only numbers and the
     hex id, so nothing in it can close the script), then the script that draws them."""
     data = json.dumps({**paint.model_dump(), "base": PAGE_ROUTE}, separators=(",", ":"))
     assert "<" not in data and "&" not in data  # noqa: S101 - numbers and hex only, by the model
