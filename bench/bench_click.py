@@ -9,7 +9,10 @@ inside the viewer's visible area, over a decoded page image:
 - chip: a citation chip on the Answer page,
 - row: a row of the evidence grid on Review,
 - jk: the J key on Review (next item),
-- link: a deep link (/review?run=…&evidence=…) opened in the same tab (a full page load).
+- link: a deep link (/review?run=…&evidence=…) opened in the same tab (a full page load), until the
+  quote's highlight is in view over a decoded page image: the deep link's first paint (drawn from
+  the HTML while Streamlit boots, workbench/ui/viewer/preview.py) or the viewer, whichever is
+  first; link_viewer: until the viewer's own highlight is (Streamlit booted, the page's script run).
 
 With --cross, a third case: one run over two contracts (CONTRACT and CONTRACT2, one question),
 every gesture landing in the other document than the one shown: J/K at the documents' boundary
@@ -83,7 +86,44 @@ LANDED = """([id, not]) => {
   }
   return false;
 }"""
+# A deep link's first paint: its target box over its decoded image, inside the window.
+FIRST_PAINT = """(id) => {
+  const el = document.querySelector('#wb-first-paint .wbp-hl.target');
+  const img = el && el.parentElement.querySelector('img');
+  if (!(img && img.complete && img.naturalWidth > 0)) return false;
+  const box = el.getBoundingClientRect();
+  return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight && performance.now();
+}"""
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+# A page opened on a deep link records, on every frame from its first, when the named evidence's
+# highlight is first in view (the first paint or the viewer: `first`) and when the viewer's own is
+# (`viewer`), in ms since the navigation began: exact, whatever Playwright's round trips cost.
+LINK_WATCH = f"""
+(function () {{
+  const want = new URLSearchParams(location.search).get('evidence');
+  if (!want || window.top !== window) return;
+  const painted = {FIRST_PAINT};
+  const viewer = {LANDED.replace("if (window.__clickAt == null) return false;", "const at0 = 0;")
+                  .replace("performance.now() - window.__clickAt", "performance.now() - at0")};
+  const at = window.__wbAt = {{}};
+  const tick = () => {{
+    if (document.body) {{
+      const v = viewer([want, null]);
+      if (at.first == null && (v || painted(want))) {{
+        at.first = performance.now();
+        at.kind = v ? 'viewer' : 'first paint';
+        const nav = performance.getEntriesByType('navigation')[0];
+        at.html = nav ? nav.responseEnd : null;
+        const img = performance.getEntriesByType('resource').filter(e => e.name.includes('/wbapi/page/'))[0];
+        at.img = img ? [img.startTime, img.responseEnd] : null;
+      }}
+      if (v) {{ at.viewer = performance.now(); return; }}
+    }}
+    requestAnimationFrame(tick);
+  }};
+  requestAnimationFrame(tick);
+}})();
+"""
 
 
 def seed(data_dir: Path, book: bool, cross: bool = False) -> list[dict]:
@@ -238,17 +278,20 @@ def measure_cross(url: str, case: dict, clicks: int, warmup: int) -> dict[str, l
     return out
 
 
-def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, tag: str) -> dict[str, list[float]]:
+def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, tag: str,
+            link_only: bool = False) -> dict[str, list[float]]:
     from playwright.sync_api import sync_playwright
 
     from workbench.ui.devserver import CHROMIUM_ARGS
 
-    out: dict[str, list[float]] = {"chip": [], "row": [], "jk": [], "link": []}
+    out: dict[str, list[float]] = {"chip": [], "row": [], "jk": [], "link": [], "link_viewer": [], "link_html": [],
+                                   "link_img_asked": [], "link_img_came": [], "link_by_first_paint": []}
     run, ids = case["run"], case["ids"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.add_init_script(MARK_INIT)
+        page.add_init_script(LINK_WATCH)
         # Warm the server and the browser's cache of the app's scripts.
         page.goto(f"{url}review?run={run}&evidence={ids[0]}")
         page.get_by_role("heading", name="Review", exact=True).wait_for(timeout=120_000)
@@ -258,17 +301,26 @@ def measure(url: str, case: dict, clicks: int, warmup: int, shots: Path | None, 
         # Deep link: a full load of /review naming the evidence.
         for i in range(warmup + max(5, clicks // 2)):
             want = ids[(i * 3 + 1) % len(ids)]
-            page.evaluate("() => { window.__clickAt = null; }")
-            t0 = time.perf_counter()
+            # Times taken in the page by LINK_WATCH (ms since the navigation began).
             page.goto(f"{url}review?run={run}&evidence={want}", wait_until="commit")
-            page.wait_for_function(LANDED.replace("if (window.__clickAt == null) return false;",
-                                                  "window.__clickAt = 0;"), arg=[want, None], timeout=60_000,
-                                   polling="raf")
+            at = page.wait_for_function("() => window.__wbAt && window.__wbAt.viewer != null && window.__wbAt",
+                                        timeout=60_000).json_value()
             if i >= warmup:
-                out["link"].append(time.perf_counter() - t0)
+                out["link"].append(at["first"] / 1000)
+                out["link_viewer"].append(at["viewer"] / 1000)
+                # where the first highlight's time went: the HTML received, its image asked for and
+                # received (the first request for a page image), whether the first paint drew it
+                out["link_html"].append((at.get("html") or 0) / 1000)
+                if at.get("img"):
+                    out["link_img_asked"].append(at["img"][0] / 1000)
+                    out["link_img_came"].append(at["img"][1] / 1000)
+                out["link_by_first_paint"].append(1.0 if at.get("kind") == "first paint" else 0.0)
             settle(page)
         if shots:
             page.screenshot(path=str(shots / f"review-{tag}.png"))
+        if link_only:
+            browser.close()
+            return out
 
         # Grid rows.
         grid = page.frame_locator("iframe[title*='aggrid' i]")
@@ -343,6 +395,8 @@ def landed_after_load(page, want: str) -> None:
 def summary(xs: list[float]) -> dict:
     if not xs:
         return {}
+    if set(xs) <= {0.0, 1.0}:  # a share, not a time
+        return {"n": len(xs), "share": round(sum(xs) / len(xs), 2)}
     xs = sorted(xs)
     p95 = xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
     return {"n": len(xs), "p50_s": round(statistics.median(xs), 3), "p95_s": round(p95, 3), "max_s": round(xs[-1], 3)}
@@ -358,9 +412,20 @@ def main() -> None:
     ap.add_argument("--cross", action="store_true", help="also a run over two contracts: cross-document jumps")
     ap.add_argument("--only-cross", action="store_true", help="the cross-document case only (implies --cross)")
     ap.add_argument("--shots", type=Path, help="save screenshots of Review and Answer here")
+    ap.add_argument("--workspace", type=Path, help="a folder an earlier run seeded (it prints it): no new seeding")
+    ap.add_argument("--link-only", action="store_true", help="deep links only")
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="wb-bench-click-"))
-    cases = seed(work / "workspace", args.book, args.cross or args.only_cross)
+    if args.workspace:
+        work = args.workspace
+        cases = json.loads((work / "cases.json").read_text())
+        cases = [c for c in cases if args.cross or args.only_cross or not c.get("cross")]
+    else:
+        work = Path(tempfile.mkdtemp(prefix="wb-bench-click-"))
+        cases = seed(work / "workspace", args.book, args.cross or args.only_cross)
+        (work / "cases.json").write_text(json.dumps(cases))
+    print(f"workspace: {work}", flush=True)
+    if args.link_only:
+        cases = [c for c in cases if not c.get("cross")]
     if args.only_cross:
         cases = [c for c in cases if c.get("cross")]
     if args.shots:
@@ -372,7 +437,7 @@ def main() -> None:
             with Server(tree.resolve(), work / "workspace", work / f"app-{tag}.log") as url:
                 load0 = os.getloadavg()
                 t = (measure_cross(url, case, args.clicks, args.warmup) if case.get("cross")
-                     else measure(url, case, args.clicks, args.warmup, args.shots, tag))
+                     else measure(url, case, args.clicks, args.warmup, args.shots, tag, args.link_only))
                 load1 = os.getloadavg()
             res = {"tree": str(tree), "case": case["name"], "load_1min_before_after": [round(load0[0], 2),
                                                                                         round(load1[0], 2)],

@@ -175,9 +175,6 @@ with right, st.container(key="wb_viewer_pane"):
     else:
         ev = status.evidence
         docs = {d.id: d for d in wb.documents()}
-        name = docs[ev.document_id].filename if ev.document_id in docs else ev.document_id[:12]
-        st.caption(f":material/picture_as_pdf: {safe.text(name)} · {safe.text(ev.requirement_id)}"
-                   + (f" is on {safe.text(ev.span.cite)}" if ev.span else " could not be anchored in the PDF"))
         # Every cited item's boxes, in whichever document: a chip of another document is shown by
         # the viewer itself, without a rerun.
         shown = [by_id[i].evidence for i in dict.fromkeys([*chip_ids, ev.requirement_id])]
@@ -186,6 +183,8 @@ with right, st.container(key="wb_viewer_pane"):
                                               {k: d.filename for k, d in docs.items()}),
                    target=ev.requirement_id, page=ev.span.page if ev.span else None,
                    scroll_token=st.session_state.get(state.SCROLL_TOKEN, 0), height=None, fill_offset=110,
-                   key="answer_viewer", order=chip_ids, on_select=answer_selected)
+                   key="answer_viewer", order=chip_ids, on_select=answer_selected,
+                   # the caption (document, item, its page) follows a chip at once: the viewer writes it
+                   cites={e.requirement_id: e.span.cite for e in shown if e.span})
         st.page_link(state.PAGE_REVIEW, label=f"Review {ev.requirement_id}", icon=":material/rule:",
                      query_params=state.deep_link_params(run.run_id, ev.requirement_id))

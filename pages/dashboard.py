@@ -34,8 +34,13 @@ def kappa(value: float | None, labels: int) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
+def counted(n: int, word: str) -> str:
+    """'1 label', '2 labels': every number a title rests on, in words that read."""
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def labels_word(n: int) -> str:
-    return f"{n} label{'s' if n != 1 else ''}"
+    return counted(n, "label")
 
 
 n_lab = m.agreement_labels
@@ -50,7 +55,8 @@ k[4].metric(f"Cohen's κ · {labels_word(n_lab)}", kappa(m.cohen_kappa, n_lab),
             help=f"verifier vs human agreement beyond chance, over the {n_lab} human labels on items the verifier "
                  f"judged (reviewer-added evidence is no disagreement); shown from {KAPPA_MIN_LABELS} labels up")
 if m.runs and m.drafts:
-    st.caption(f"{m.runs} run(s); {m.drafts} checked draft(s) are counted on the Check a draft page, not here.")
+    st.caption(f"{counted(m.runs, 'run')} here; {counted(m.drafts, 'checked draft')} counted on the Check a draft page, "
+               "not here.")
 # Titles above the charts, not in them: the charts' toolbar covered them.
 CHART = {"height": 300, "margin": {"l": 10, "r": 10, "t": 24, "b": 10}}
 
@@ -66,7 +72,7 @@ with c1:
     if reasons:
         fig = px.bar(x=list(reasons.values()), y=[safe.plotly(r) for r in reasons], orientation="h",
                      labels={"x": "items", "y": ""})
-        chart(fig, f"Rejection reasons (verifier) · {sum(reasons.values())} items")
+        chart(fig, f"Rejection reasons (verifier) · {counted(sum(reasons.values()), 'item')}")
     else:
         st.caption("No rejected evidence.")
 with c2:
@@ -95,7 +101,7 @@ with c3:
             go.Bar(name="pass rate (verifier)", y=y, x=[p.pass_rate for p in per], orientation="h"),
             go.Bar(name="reviewed", y=y, x=[p.review_progress for p in per], orientation="h"),
         ])
-        st.markdown(f"**Per run: pass rate and review progress** · {len(per)} run(s)")
+        st.markdown(f"**Per run: pass rate and review progress** · {counted(len(per), 'run')}")
         fig.update_layout(**{**CHART, "barmode": "group",
                              "xaxis_tickformat": ".0%", "xaxis_range": [0, 1],
                              "legend": {"orientation": "h", "y": -0.08, "x": 0, "yanchor": "top"},
@@ -113,7 +119,7 @@ with c4:
     fig = px.bar(x=levels, y=[gc.get(x, 0) for x in levels],
                  labels={"x": "", "y": "runs"}, color=levels,
                  color_discrete_map={"high": "#2e9e5b", "medium": "#e6a23c", "low": "#e06c3c", "insufficient": "#c33"})
-    chart(fig.update_layout(showlegend=False), f"Answer confidence · runs per level, {sum(gc.values())} runs")
+    chart(fig.update_layout(showlegend=False), f"Answer confidence · runs per level, {counted(sum(gc.values()), 'run')}")
 
 if m.score_histogram and sum(m.score_histogram):
     fig = px.bar(x=[f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(len(m.score_histogram))], y=m.score_histogram,

@@ -8,7 +8,7 @@ import streamlit as st
 from workbench.errors import PasswordRequiredError, WorkbenchError, WrongPasswordError
 from workbench.models import SOURCE_TYPES, Document
 from workbench.ui import safe, state
-from workbench.ui.widgets import page_ranges, show_error
+from workbench.ui.widgets import ingest_done, page_ranges, show_error
 from workbench.ui.workspace import get_workbench
 
 SAMPLE = Path(__file__).resolve().parents[1] / "assets" / "sample" / "NIST.SP.800-171r2.pdf"
@@ -106,9 +106,7 @@ with left:
                                        f"(file {i + 1} of {len(files)})…")
 
             ingest(f.name, f.getvalue(), types[f.file_id], on_ocr=on_ocr)
-        done = sum(1 for r in results if r.get("document"))
-        progress.progress(1.0, text=f"Done: {done} of {len(files)} file(s) ingested"
-                          + (f", {len(files) - done} refused (below)." if done < len(files) else "."))
+        progress.progress(1.0, text=ingest_done(sum(1 for r in results if r.get("document")), len(files)))
         st.session_state[state.UPLOAD_NONCE] = nonce + 1
         st.rerun()
 

@@ -114,11 +114,6 @@ left, right = st.columns([0.31, 0.69], gap="small")
 with right, st.container(key="wb_viewer_pane"):
     span = current.evidence.span
     doc_id = current.evidence.document_id
-    name = docs[doc_id].filename if doc_id in docs else doc_id[:12]
-    # The evidence's page, named as the evidence's (the viewer's own box shows the page in view).
-    st.caption(f":material/picture_as_pdf: {safe.text(name)}"
-               + (f" · {safe.text(current.evidence.requirement_id)} is on {safe.text(span.cite)}" if span else "")
-               + " · J/K next/previous · select text on the page to add it as evidence")
     if span is None:
         st.warning(f"{safe.text(current.evidence.requirement_id)}'s quote could not be anchored in the PDF, so there is no box to "
                    "show (rejected as quote_not_found).")
@@ -139,6 +134,9 @@ with right, st.container(key="wb_viewer_pane"):
         order=ids,
         keys=True,
         on_select=viewer_selected,
+        # The caption (document, item, its page) is the viewer's: it follows J/K, a row, at once.
+        cites={s.evidence.requirement_id: s.evidence.span.cite for s in items if s.evidence.span},
+        hint="J/K next/previous · select text to add it as evidence",
     )
     if events.add:
         add_selection(events.add)

@@ -30,7 +30,7 @@ def shown(markdown: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", str(markdown)).replace("\u2060", "")
 
 
-def seed_run(wb, doc_id: str, run_id: str = "run-ui-test"):
+def seed_run(wb, doc_id: str, run_id: str = "run-ui-test", question: str = QUESTION):
     """Store a run over `doc_id` with two verified items and one rejected, and a two-sentence
     answer citing the verified ones."""
     from workbench.models import Answer, Evidence, RequirementReference, Run, SentenceSupport, Verification
@@ -57,7 +57,7 @@ def seed_run(wb, doc_id: str, run_id: str = "run-ui-test"):
                     citation_coverage=1.0, grounding_confidence="medium",
                     requirement_references=[RequirementReference(requirement_id=x, used_in_answer=True, statement="")
                                             for x in (a, b)])
-    run = Run(run_id=run_id, question=QUESTION, document_ids=[doc_id], evidence=evidence,
+    run = Run(run_id=run_id, question=question, document_ids=[doc_id], evidence=evidence,
               verifications=verifications, answer=answer, stage_timings={"retrieval": 0.1})
     wb.store.save_run(run)
     return run

@@ -373,6 +373,7 @@ def test_over_two_contracts_each_chip_names_its_contract_and_opens_its_page(tmp_
         chip.click()  # lands beside the answer, on that contract's page
         expect_highlight(page, ev.requirement_id, ev.span.page)
         assert "/answer" in page.url
-        assert "ADAMSGOLF" in page.locator(".st-key-wb_viewer_pane").inner_text()  # the viewer shows Adams Golf's PDF
+        # the viewer shows Adams Golf's PDF, its caption names it
+        assert "ADAMSGOLF" in page.locator(".st-key-wb_viewer_pane .wbv-cap").inner_text()
         page.close()
     get_settings.cache_clear()

@@ -208,6 +208,7 @@ def test_hostile_pdf_and_model_replies_stay_text_from_upload_to_review(tmp_path,
         # Review: the quote character for character, the model's rationale as text.
         wait_text(page, QUOTE)
         wait_text(page, f"Rotation is stated {MODEL_IMAGE} {MODEL_BADGE}")
+        wait_text(page, f"{FILE_NAME} · {evidence_id} is on p. 1")  # the viewer's caption, as text
         quotes = page.locator('[data-testid="stText"]').all_inner_texts()
         pdf_text = pymupdf.open(pdf)[0].get_text()
         assert QUOTE in quotes, quotes  # the sentence as the model quoted it, its final stop included

@@ -3,7 +3,10 @@ confirmation (it leaves the list; its runs stay), the sample not ingested twice.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.ui.test_pages import app, on_page, texts
+from workbench.ui.widgets import ingest_done
 
 
 def button(at, label: str):
@@ -30,3 +33,12 @@ def test_change_type_then_remove_with_confirmation(workspace):
     assert wb.document(doc.id).removed_at is not None and wb.documents() == []
     assert "No documents yet" in texts(at)
     assert wb.reviewed(run.run_id).statuses  # its run is still readable
+
+
+@pytest.mark.parametrize(("ingested", "files", "line"), [
+    (1, 1, "Done: 1 of 1 file(s) ingested."),
+    (0, 1, "Done: 0 of 1 file(s) ingested, 1 refused (below)."),  # a refused upload is not "Done: 1 file(s)"
+    (2, 3, "Done: 2 of 3 file(s) ingested, 1 refused (below)."),
+])
+def test_the_upload_says_how_many_files_were_ingested_and_how_many_refused(ingested, files, line):
+    assert ingest_done(ingested, files) == line

@@ -342,7 +342,8 @@ def test_dashboard_charts_pass_rate_reasons_confusion_and_confidence(workspace):
     # titles above the charts (the charts' toolbar covered titles drawn inside them)
     assert not any(c["layout"].get("title", {}).get("text") for c in charts)
     titles = [m.value for m in at.markdown]
-    assert "**Rejection reasons (verifier) · 1 items**" in titles
+    assert "**Rejection reasons (verifier) · 1 item**" in titles  # counts read: 1 item, 1 run
+    assert "**Answer confidence · runs per level, 1 run**" in titles
     assert "**Verifier vs human · 1 label: agreement 0 %, κ needs 20 labels**" in titles
     heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
     assert heat["data"][0]["z"] == [[0, 1], [0, 0]]

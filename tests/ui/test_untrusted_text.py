@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ui.conftest import shown
-from tests.ui.test_pages import PAGES, app
+from tests.ui.test_pages import PAGES, app, component_data
 from workbench.config import get_settings
 
 IMAGE = "![x](http://203.0.113.5/t.png)"
@@ -105,9 +105,11 @@ def test_documents_upload_with_a_markdown_file_name_shows_the_name_literally(dat
 def test_review_shows_quote_heading_rationale_reviewer_and_note_as_text(hostile):
     _, _, run = hostile
     at = visit("review", run=run.run_id)
-    assert_only_as_text(at, "Heading " + LINK, "model says " + BADGE + " " + IMAGE, REVIEWER, NOTE, FILE_NAME,
-                        run.question)
+    assert_only_as_text(at, "Heading " + LINK, "model says " + BADGE + " " + IMAGE, REVIEWER, NOTE, run.question)
     assert SENTENCE in [t.value for t in at.text], "the quote is shown as plain text, character for character"
+    # The file name is the viewer's caption: data it writes as text (test_browser_untrusted.py reads it on screen).
+    (viewer,) = component_data(at, "pdf_viewer")
+    assert [d["name"] for d in viewer["documents"].values()] == [FILE_NAME]
 
 
 def test_a_hostile_deep_link_is_reported_without_rendering_it(hostile):

@@ -164,3 +164,10 @@ def default_documents(wb: Workbench, by_id: dict[str, Document], kind: str = "qu
         if kept:
             return kept
     return list(by_id) if len(by_id) == 1 else []
+
+
+def ingest_done(ingested: int, files: int) -> str:
+    """The upload's last progress line: how many files were ingested and how many refused (never
+    "Done: 1 file(s)." beside a refused file's error)."""
+    refused = files - ingested
+    return f"Done: {ingested} of {files} file(s) ingested" + (f", {refused} refused (below)." if refused else ".")

@@ -28,12 +28,13 @@ _component = st.components.v2.component(
     "evidence_workbench.pdf_viewer",
     html=(
         '<div class="wbv">'
+        '<div class="wbv-cap" aria-live="polite"><span class="wbv-docname"></span><span class="wbv-where"></span></div>'
         '<div class="wbv-bar" role="toolbar" aria-label="Viewer">'
         '<button data-act="prev" title="Previous page (←)" aria-label="Previous page">‹</button>'
         '<input class="wbv-pageno" aria-label="Go to page" title="Type a page number or a '
         'printed page label, then Enter (g)"><span class="wbv-of"></span>'
         '<button data-act="next" title="Next page (→)" aria-label="Next page">›</button>'
-        '<span class="wbv-label"></span><span class="wbv-docname"></span><span class="wbv-sp"></span>'
+        '<span class="wbv-label"></span><span class="wbv-sp"></span>'
         '<button data-act="out" title="Zoom out (−, Ctrl+wheel)" aria-label="Zoom out">−</button>'
         '<span class="wbv-zoom" aria-live="polite"></span>'
         '<button data-act="in" title="Zoom in (+, Ctrl+wheel)" aria-label="Zoom in">+</button>'
@@ -151,6 +152,8 @@ def pdf_viewer(
     order: list[str] | None = None,
     keys: bool = False,
     documents: list[ViewerDocument] | None = None,
+    cites: dict[str, str] | None = None,
+    hint: str = "",
 ) -> ViewerEvents:
     """Mount the viewer. `height=None` fills the window's height less `fill_offset` px.
     `labels`: each page's printed label (shown beside the page number; the page box accepts
@@ -168,7 +171,11 @@ def pdf_viewer(
     `documents`: every document the viewer may switch to in the browser (a run over several):
     a J/K, grid row or chip naming an item of another one shows that document's page at once;
     `highlights` then carry each box's document (evidence_highlights). Each gets its own signed
-    link, as the shown one does: only documents the page could show anyway."""
+    link, as the shown one does: only documents the page could show anyway.
+
+    The caption above the toolbar names what is shown: the document, the target and where it is
+    (`cites`: evidence id -> its citation, "p. 8"), then `hint`. The viewer writes it (as text)
+    whenever its target moves, so it follows a J/K, row or chip at once, not one run later."""
     renderer = get_renderer()
     # Signed in: the routes serve a document's pages only with a link minted for this session.
     ident = state.identity()
@@ -204,6 +211,8 @@ def pdf_viewer(
         "order": order or [],
         "keys": keys,
         "ack": st.session_state.get(_ack_key(key), 0),
+        "cites": cites or {},
+        "hint": hint,
     }
     # `stale`: the viewer's link ran out (a reviewer idle past its expiry); the rerun this
     # trigger causes mints a fresh one.

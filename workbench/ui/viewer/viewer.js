@@ -216,7 +216,9 @@ function buildChrome(st, parentElement) {
   st.of = bar.querySelector(".wbv-of");
   st.label = bar.querySelector(".wbv-label");
   st.zoomLabel = bar.querySelector(".wbv-zoom");
-  st.docName = bar.querySelector(".wbv-docname");
+  st.docName = wrap.querySelector(".wbv-docname");
+  st.where = wrap.querySelector(".wbv-where");
+  st.cap = wrap.querySelector(".wbv-cap");
   st.addBtn = wrap.querySelector(".wbv-add");
   st.msg = wrap.querySelector(".wbv-msg");
   if (wrap._wired) return;
@@ -305,9 +307,6 @@ function build(st, docId) {
   st.zoom = 0;
   st.current = 0;
   st.of.textContent = `of ${info.sizes.length}`;
-  const many = Object.keys(st.docs).length > 1;
-  st.docName.textContent = many ? info.name || "" : "";
-  st.docName.title = many ? info.name || "" : "";
   st.wrap.dataset.doc = docId;
   info.sizes.forEach((s, i) => {
     const div = document.createElement("div");
@@ -539,6 +538,20 @@ function markTarget(st, id) {
     el.classList.toggle("other", !on);
   }
   st.root.dataset.target = id || "";
+  caption(st);
+}
+
+// The line above the toolbar: the document shown, the target and where it is, the page's hint.
+// Written here (as text) whenever the target moves, so it never lags the highlight.
+function caption(st) {
+  const info = (st.doc && st.docs[st.doc]) || {}, id = st.target, cite = id && st.cites[id];
+  const parts = [];
+  if (id) parts.push(cite ? `${id} is on ${cite}` : `${id} could not be anchored in the PDF`);
+  if (st.hint) parts.push(st.hint);
+  st.docName.textContent = info.name || "";
+  st.where.textContent = (info.name && parts.length ? " · " : "") + parts.join(" · ");
+  st.cap.title = st.docName.textContent + st.where.textContent;
+  st.wrap.dataset.caption = st.cap.title;
 }
 
 // The pages of the items around the target in the page's order, loaded now (a J/K lands on a
@@ -657,8 +670,9 @@ function scrollToTarget(st, data) {
   if (!page) return;
   load(st, page, true); // now, not after the lazy loader's delay
   const r = st.root;
-  const top = page.offsetTop + y * page.clientHeight - r.clientHeight / 3;
-  r.scrollTop = Math.max(0, top);
+  const at = page.offsetTop + y * page.clientHeight;
+  r.scrollTop = Math.max(0, at - r.clientHeight / 3);
+  st.placed = { top: r.scrollTop, at };
   // The page's left margin stays in view unless the quote would be cut on the right.
   let left = page.offsetLeft - GAP;
   const right = page.offsetLeft + x1 * page.offsetWidth + 16;
@@ -674,9 +688,29 @@ function fitHeight(st) {
   const top = Math.max(st.fillOffset, st.root.getBoundingClientRect().top);
   const h = Math.max(280, Math.round(window.innerHeight - top - 28));
   if (h !== st.height) {
+    // A target placed a third of the way down, not scrolled since, stays a third of the way down.
+    const r = st.root, kept = st.placed && st.placed.top === r.scrollTop ? st.placed.at : null;
     st.height = h;
     st.wrap.style.setProperty("--wbv-height", `${h}px`);
+    if (kept != null) {
+      r.scrollTop = Math.max(0, kept - r.clientHeight / 3);
+      st.placed = { top: r.scrollTop, at: kept };
+    }
   }
+}
+
+// While the page around the viewer is still being drawn (fonts, the elements above it), its top
+// moves without any scroll or resize event: fit the height on every frame for a while.
+function settleHeight(st) {
+  if (st.fixedHeight || st.settling) return;
+  st.settling = true;
+  const until = performance.now() + 2500;
+  const tick = () => {
+    fitHeight(st);
+    if (performance.now() < until && st.wrap.isConnected) requestAnimationFrame(tick);
+    else st.settling = false;
+  };
+  requestAnimationFrame(tick);
 }
 
 export default function ({ data, parentElement, setTriggerValue, setStateValue }) {
@@ -688,7 +722,7 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   st.fixedHeight = !!data.height;
   st.fillOffset = data.fill_offset || 150;
   if (data.height) wrap.style.setProperty("--wbv-height", `${data.height}px`);
-  else fitHeight(st);
+  else { fitHeight(st); if (!st.heightSettled) { st.heightSettled = true; settleHeight(st); } }
   if (!st.heightWired) {
     st.heightWired = true;
     const refit = () => requestAnimationFrame(() => fitHeight(st));
@@ -702,6 +736,8 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   st.wordsBase = data.words_base;
   st.docs = data.documents || {};
   st.appDoc = data.document_id;
+  st.cites = data.cites || {};
+  st.hint = data.hint || "";
   const links = Object.values(st.docs).map(d => d.link || "").join(" ");
   if (links !== st.links) { // minted together, up to a minute ago
     st.links = links;
@@ -718,6 +754,7 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
     st.of.textContent = "";
     st.label.textContent = "";
     wrap.classList.add("is-empty");
+    shown(st);
     return;
   }
   wrap.classList.remove("is-empty");
@@ -735,15 +772,32 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   if (!behind) st.target = data.target;
   st.highlights = data.highlights || [];
   drawHighlights(st, id => selectHere(st, id));
+  caption(st);
   warmAll(st);
   const token = `${data.document_id}|${data.target}|${data.page}|${data.scroll_token}`;
   if (!behind && st.token !== token) {
     const already = !rebuilt && st.shown === data.target && data.target; // landed here first
     st.token = token;
     st.shown = data.target;
-    if (!already) requestAnimationFrame(() => { scrollToTarget(st, data); prefetch(st); });
+    if (!already) requestAnimationFrame(() => { scrollToTarget(st, data); prefetch(st); shown(st); });
   }
   root.dataset.target = st.target || "";
+}
+
+// Once this viewer's target page is drawn (or there is none), say so once: a deep link's first
+// paint (preview.js), drawn while Streamlit booted, gives way to it.
+function shown(st) {
+  if (st.announced) return;
+  const fire = () => {
+    if (st.announced) return;
+    st.announced = true;
+    window.dispatchEvent(new CustomEvent("wb:viewer-shown"));
+  };
+  const el = st.root.querySelector(".wbv-hl.target");
+  const img = el && el.parentElement.querySelector("img");
+  if (!img || (img.complete && img.naturalWidth)) { fire(); return; }
+  img.addEventListener("load", () => (img.decode ? img.decode().catch(() => {}) : Promise.resolve()).then(fire), { once: true });
+  img.addEventListener("error", fire, { once: true });
 }
 
 // Keys and selection events from outside the viewer, wired once per viewer element.
