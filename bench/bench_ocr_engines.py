@@ -101,7 +101,7 @@ def tesseract_text(png: Path) -> str:
     return " ".join(r["text"] for r in rows if r.get("level") == "5" and (r.get("text") or "").strip())
 
 
-def compare(out: Path, threads: int) -> None:
+def compare(out: Path, threads: int, fresh: bool) -> None:
     import resource
 
     from rapidocr_onnxruntime import RapidOCR
@@ -110,8 +110,12 @@ def compare(out: Path, threads: int) -> None:
     engines = {f"rapidocr {threads} thread(s)": RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=threads)}
     version = subprocess.run(["tesseract", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
     totals = {name: [0, 0, 0.0] for name in ("tesseract command", *engines)}  # matched, reference words, seconds
+    done = 0
     for page in index:
         png = out / page["image"]
+        if not fresh and all((out / f'{page["image"]}.{e}.txt').exists() for e in ("tesseract", "rapidocr")):
+            continue  # read by an earlier, interrupted compare: `score` counts it, the timings here do not
+        done += 1
         t = time.perf_counter()
         text = tesseract_text(png)
         dt = time.perf_counter() - t
@@ -128,12 +132,13 @@ def compare(out: Path, threads: int) -> None:
             totals[name][1] += n
             totals[name][2] += dt
         print(json.dumps({"page": f'{page["contract"]} p{page["page"]}',
-                          **{name: round(matched(page["reference"], text)[0] / max(1, matched(page["reference"], text)[1]), 4)
-                             for name, text, _ in runs}}), flush=True)
+                          **{name: {"word_accuracy": round(matched(page["reference"], text)[0]
+                                                           / max(1, matched(page["reference"], text)[1]), 4),
+                                    "seconds": round(dt, 1)} for name, text, dt in runs}}), flush=True)
     for name, (m, n, secs) in totals.items():
         print(json.dumps({"engine": name if name != "tesseract command" else f"{name} ({version})",
-                          "pages": len(index), "reference_words": n, "word_accuracy": round(m / max(1, n), 4),
-                          "seconds": round(secs, 1), "pages_per_min": round(len(index) / secs * 60, 1)}))
+                          "pages": done, "reference_words": n, "word_accuracy": round(m / max(1, n), 4),
+                          "seconds": round(secs, 1), "pages_per_min": round(done / secs * 60, 1) if secs else None}))
     print(json.dumps({"peak_rss_mb (this process, RapidOCR loaded)":
                       round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
                       "load_avg": os.getloadavg()}))
@@ -144,12 +149,14 @@ def main() -> int:
     ap.add_argument("mode", choices=("prepare", "compare", "score"))
     ap.add_argument("--dir", type=Path, default=Path("/tmp/ocr-engines"))
     ap.add_argument("--pages", type=int, default=10)
+    ap.add_argument("--fresh", action="store_true", help="compare: read every page again, even those an "
+                    "interrupted compare read")
     ap.add_argument("--threads", type=int, default=1, help="onnxruntime's threads for RapidOCR (-1: its default)")
     a = ap.parse_args()
     if a.mode == "prepare":
         prepare(a.dir, a.pages)
     elif a.mode == "compare":
-        compare(a.dir, a.threads)
+        compare(a.dir, a.threads, a.fresh)
     else:
         score(a.dir)
     return 0
