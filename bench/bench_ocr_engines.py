@@ -5,9 +5,9 @@
     /tmp/rapidocr-venv/bin/python bench/bench_ocr_engines.py compare [--dir /tmp/ocr-engines]
 
 RapidOCR is not a product dependency: it is installed into a throwaway venv for this comparison
-only. `rapidocr_onnxruntime` 1.4.4 is the release that ships its ONNX models in the wheel
-(PP-OCRv4 detection and Chinese+English recognition, and a direction classifier); `rapidocr` 3.x
-downloads its models at first use, which this offline product cannot do.
+only. `rapidocr_onnxruntime` 1.4.4's wheel carries its ONNX models (PP-OCRv4 detection,
+Chinese+English recognition, a direction classifier), so it runs offline as shipped; `rapidocr` 3.x
+was not tried.
 
 `prepare` (the product's venv): one page from each of the first `--pages` CUAD contracts made
 into scans by bench_ocr_cuad (bench/out/cuad-scanned-0.4: 200 dpi, gray, 0.4° skew, JPEG q60),
