@@ -10,8 +10,7 @@ Two page sets, each read by open_pdf (the ingest path: render, Tesseract TSV, wo
 Word accuracy = reference words matched in order (difflib over case-folded words without edge
 punctuation) / reference words. Speed: open_pdf with ocr_processes 1 and 2 on the rasterised pages,
 and the `tesseract` command (one process) on the page images open_pdf renders (at --dpi) as the yardstick,
-interleaved in one run so they see the same machine load. Memory: this process's peak RSS and the
-largest Tesseract process's (each reads one page). Prints one JSON object per measure."""
+interleaved in one run so they see the same machine load. Prints one JSON object per measure."""
 
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ import difflib
 import io
 import json
 import os
-import resource
 import subprocess
 import tempfile
 import time
@@ -139,10 +137,7 @@ def main() -> None:
         ppm = n_pages / secs * 60
         print(json.dumps({"speed": name, "pages": n_pages, "seconds": round(secs, 1), "pages_per_min": round(ppm, 1),
                           "vs_tesseract_command": round(ppm / base, 2)}))
-    # this process (render, parse, words); the largest Tesseract process (one page each) beside it
-    child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(json.dumps({"peak_rss_mb": round(peak_rss_mb(), 1), "largest_tesseract_rss_mb": round(child_mb, 1),
-                      "load_avg": os.getloadavg()[0]}))
+    print(json.dumps({"peak_rss_mb": round(peak_rss_mb(), 1), "load_avg": os.getloadavg()[0]}))
 
 
 if __name__ == "__main__":
