@@ -3,6 +3,10 @@
 is a category the contract lacks answered NO_AUTHORITATIVE_EVIDENCE?
 
     .venv/bin/python -m bench.bench_cuad [--limit N] [--workspace DIR] [--prepare] [--wording plain|everyday]
+                                         [--pdf-dir DIR]
+
+`--pdf-dir` asks other copies of the same contracts (same file names), e.g. the scanned copies
+bench_ocr_cuad makes (bench/out/cuad-scanned-0.4; with its --workspace, their OCR is reused).
 
 `--wording everyday` asks every question of bench/data/question_kinds.tsv (or `--questions FILE`) labelled with one of
 these categories alone (2-5 a category, written as a reader would, never in the topic bank);
@@ -101,6 +105,7 @@ def load_gold() -> dict[str, dict[str, list[str]]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=0, help="first N contracts only")
+    ap.add_argument("--pdf-dir", type=Path, default=CUAD / "pdf", help="the contracts' PDFs (gold rows by file name)")
     ap.add_argument("--workspace", default=str(OUT / "cuad_ws"), help="kept between runs: ingest once")
     ap.add_argument("--tag", default="", help="suffix of the output file")
     ap.add_argument("--prepare", action="store_true", help="only ingest and index the contracts (chunk and "
@@ -135,7 +140,7 @@ def main() -> int:
 
     print(f"workbench from {Path(workbench.__file__).resolve().parent}", file=sys.stderr)
     gold = load_gold()
-    pdfs = sorted(p for p in (CUAD / "pdf").iterdir() if p.suffix.lower() == ".pdf")
+    pdfs = sorted(p for p in a.pdf_dir.iterdir() if p.suffix.lower() == ".pdf")
     if a.limit:
         pdfs = pdfs[:a.limit]
     wb = Workbench(Settings(data_dir=Path(a.workspace)))
@@ -180,7 +185,7 @@ def main() -> int:
                    "with_gold": sum(r["category"] == c for r in pos),
                    "nae_when_absent": sum(r["nae"] for r in neg if r["category"] == c),
                    "absent": sum(r["category"] == c for r in neg)} for c in dict(questions)}
-    summary = {"wording": a.wording, "question_words": a.question_words, "questions": len(questions), "contracts": len(pdfs), "pairs": len(rows),
+    summary = {"pdf_dir": str(a.pdf_dir), "wording": a.wording, "question_words": a.question_words, "questions": len(questions), "contracts": len(pdfs), "pairs": len(rows),
                "found_rate": round(sum(r["hit"] for r in pos) / max(1, len(pos)), 3), "with_gold": len(pos),
                "nae_rate_when_absent": round(sum(r["nae"] for r in neg) / max(1, len(neg)), 3), "absent": len(neg),
                "green_when_absent": sum(r["confidence"] == "high" for r in neg),

@@ -65,9 +65,14 @@ def accuracy(reference: str, read: str) -> tuple[int, int]:
     return sum(b.size for b in sm.get_matching_blocks()), len(ref)
 
 
-def rasterise(src: Path, pages: int, out: Path) -> tuple[Path, list[str], list[bytes]]:
-    """The first `pages` pages as a scan (200 dpi gray, 0.4° skew, JPEG q60): the PDF, each
-    page's born-digital text, and the JPEG page images."""
+SKEW = 0.4  # degrees, counter-clockwise (PIL's Image.rotate) about the page's centre
+
+
+def rasterise(src: Path, pages: int, out: Path, skew: float = SKEW) -> tuple[Path, list[str], list[bytes]]:
+    """The first `pages` pages as a scan (200 dpi gray, `skew`° skew, JPEG q60): the PDF, each
+    page's born-digital text, and the JPEG page images. The scan's pages have the original
+    pages' displayed size, so a point on the scan is the point on the original page turned by
+    `skew` about the page's centre."""
     from PIL import Image
 
     scan = pymupdf.open()
@@ -76,7 +81,7 @@ def rasterise(src: Path, pages: int, out: Path) -> tuple[Path, list[str], list[b
         for page in list(doc)[:pages]:
             texts.append(page.get_text())
             pix = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
-            img = Image.open(io.BytesIO(pix.tobytes("png"))).rotate(0.4, expand=False, fillcolor=255)
+            img = Image.open(io.BytesIO(pix.tobytes("png"))).rotate(skew, expand=False, fillcolor=255)
             buf = io.BytesIO()
             img.save(buf, "JPEG", quality=60)
             images.append(buf.getvalue())

@@ -76,6 +76,30 @@ def test_locate_json_reports_found_and_not_found_quotes(make_pdf, tmp_path, caps
     assert hit["text"].replace("\n", " ") == "deliver the Goods to the Buyer within ten business days"
     assert all(len(r) == 5 and r[0] == 1 for r in hit["rects"])
     assert miss["found"] is False and miss["rects"] == [] and miss["text"] is None
+    assert hit.get("closest") is None  # a verbatim find needs no candidate
+
+
+def test_a_quote_not_found_verbatim_gets_the_closest_passage_flagged_never_an_anchor(make_pdf, tmp_path, capsys,
+                                                                                    data_dir):
+    """As a quote typed from the paper original of a scan OCR misread one letter of (issue 42)."""
+    pdf = make_pdf([TEXT])
+    quotes = tmp_path / "q.txt"
+    quotes.write_text("deliver the Goods to the Buyer within ten business dags of each purchase order\n"
+                      "the moon is made of green cheese entirely\n")
+    code, rows, _ = run(["locate", str(pdf), "--quotes", str(quotes), "--json"], capsys)
+    near, nothing = rows
+    assert code == 0 and near["found"] is False and near["text_sha256"] is None and near["rects"] == []
+    offered = near["closest"]
+    assert offered["page"] == 1 and 0.9 < offered["similarity"] < 1.0
+    assert " ".join(offered["text"].split()).startswith("deliver the Goods to the Buyer within ten business days")
+    assert offered["rects"] and all(r[0] == 1 for r in offered["rects"])
+    assert nothing["found"] is False and nothing["closest"] is None  # nothing near: no candidate invented
+
+    assert main(["locate", str(pdf), "--quotes", str(quotes)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("NOT FOUND  deliver the Goods")
+    assert lines[1].startswith("  closest (not verbatim, similarity 0.9") and "p. 1 [" in lines[1]
+    assert lines[2].startswith("NOT FOUND  the moon") and len(lines) == 3
 
 
 def test_cli_process_has_no_traceback_for_bad_input(tmp_path):

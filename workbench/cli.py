@@ -167,7 +167,9 @@ def _ocr_read_before(settings):
 
 
 def _cmd_locate(args: argparse.Namespace) -> int:
-    """Anchor each quote of QUOTES_FILE: page(s), offsets, the document's text, SHA-256, boxes."""
+    """Anchor each quote of QUOTES_FILE: page(s), offsets, the document's text, SHA-256, boxes. A
+    quote not found verbatim (typed from the paper original of a scan OCR misread, say) gets the
+    closest passage as a candidate, flagged with its similarity ("closest"), never as an anchor."""
     from workbench.pdf import open_pdf
 
     quotes = read_lines(args.quotes)
@@ -176,11 +178,18 @@ def _cmd_locate(args: argparse.Namespace) -> int:
                    ocr_known=_ocr_read_before(settings))
     for quote in quotes:
         span = doc.locate(quote)
+        near = doc.closest(quote) if span is None else None
         if span is None:
             row: dict[str, Any] = {"quote": quote, "found": False, "page": None, "page_label": None, "pages": [],
                                    "start": None,
                                    "end": None, "text": None, "text_sha256": None, "rects": [],
-                                   "ocr_confidence": None, "ocr_min_confidence": None}
+                                   "ocr_confidence": None, "ocr_min_confidence": None,
+                                   "closest": None if near is None else {
+                                       "similarity": near.similarity, "page": near.span.page,
+                                       "page_label": near.span.page_label, "start": near.span.start,
+                                       "end": near.span.end, "text": near.span.text,
+                                       "rects": [list(r) for r in near.span.rects],
+                                       "ocr_confidence": near.span.ocr_confidence}}
         else:
             row = {"quote": quote, "found": True, "page": span.page, "page_label": span.page_label,
                    "pages": span.pages, "start": span.start,
@@ -191,6 +200,9 @@ def _cmd_locate(args: argparse.Namespace) -> int:
             emit([row])
         elif span is None:
             print(f"NOT FOUND  {quote[:70]}")
+            if near is not None:  # a candidate for a human to check, never an anchor
+                print(f"  closest (not verbatim, similarity {near.similarity:.2f}): {near.span.cite} "
+                      f"[{near.span.start}:{near.span.end}] {' '.join(near.span.text.split())[:70]}")
         else:
             print(f"{span.cite} [{span.start}:{span.end}] {len(span.rects)} boxes  {quote[:60]}")
     return 0
@@ -972,7 +984,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=_cmd_ingest)
 
-    s = sub.add_parser("locate", help="find quotes in a PDF: page, offsets, SHA-256, boxes")
+    s = sub.add_parser("locate", help="find quotes in a PDF: page, offsets, SHA-256, boxes (and the closest "
+                       "passage, flagged, for a quote not found verbatim)")
     s.add_argument("file", metavar="FILE")
     s.add_argument("--quotes", required=True, metavar="QUOTES_FILE", help="one quote per line")
     _pdf_password_options(s)

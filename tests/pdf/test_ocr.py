@@ -154,3 +154,22 @@ def test_the_german_form_is_read_in_german_on_upright_and_rotated_pages(german_p
     for _p, x0, y0, x1, y1 in span.rects:  # the unrotated page: taller than wide, text running down it
         assert 0 <= x0 < x1 <= rotated.height + 1 and 0 <= y0 < y1 <= rotated.width + 1
         assert y1 - y0 > x1 - x0
+
+
+@pytest.mark.slow
+def test_the_whole_german_form_ingests_with_every_page_read_in_german(corpus: Path, tmp_path: Path):
+    """The corpus's real German scan as a user would ingest it: all 8 pages (6 of them turned)
+    read, by the German pack, none left unread; the form's own words come back."""
+    need_tesseract("deu")
+    from workbench.service import Workbench
+
+    wb = Workbench(Settings(data_dir=tmp_path, ocr_languages="deu", ocr_processes=2, index_on_ingest=False))
+    progress: list[tuple[int, int]] = []
+    doc = wb.ingest(corpus / SCANNED_DE, on_ocr=lambda done, total: progress.append((done, total)))
+    assert doc.pages == 8 and doc.pages_without_text == list(range(1, 9))
+    assert doc.unread_pages == []
+    assert [(o.page, o.languages) for o in doc.ocr_pages] == [(p, "deu") for p in range(1, 9)]
+    assert all(o.words > 0 for o in doc.ocr_pages)
+    assert progress[-1] == (8, 8) and len(progress) == 8
+    parsed = wb.parsed(doc.id)
+    assert "Erdgasleitung" in parsed.text and "Prüfdruck" in parsed.text
