@@ -17,6 +17,9 @@ $(STAMP): requirements.txt pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@# byte-compile now: CPython 3.11.7 can raise "AST constructor recursion depth mismatch" when a
+	@# job thread compiles a module on first import while Streamlit parses a page (seen in CI)
+	@$(PY) -m compileall -q workbench pages app.py >/dev/null
 	@touch $(STAMP)
 
 # Debian's chromium for the browser tests; skipped (with a message) where it cannot be installed.
@@ -64,6 +67,7 @@ llm-server:
 	  || echo "The local LLM server could not be installed: real-server tests will skip (they must run under CI=true)"; fi
 
 test: $(STAMP) chromium tesseract llm-server
+	@$(PY) -m compileall -q workbench pages app.py >/dev/null
 	$(PY) -m pytest
 
 run: $(STAMP) tesseract

@@ -18,8 +18,10 @@ LIBRARY = sorted((ROOT / "workbench").rglob("*.py"))
 # The processes' entry points: they load the settings once and pass them down.
 # The viewer's HTTP routes (and the link keys they check) run outside any Streamlit session: entry
 # points of their own, like the worker.
+# the HTTP routes (viewer/routes.py, boot.py's page URLs) are served by the server, which no caller passes Settings to
 ENTRY_POINTS = {"workbench/config.py", "workbench/cli.py", "workbench/ui/workspace.py", "workbench/ui/launch.py",
-                "workbench/jobs/rq_queue.py", "workbench/ui/viewer/routes.py", "workbench/ui/viewer/access.py"}
+                "workbench/jobs/rq_queue.py", "workbench/ui/viewer/routes.py", "workbench/ui/viewer/access.py",
+                "workbench/ui/boot.py"}
 
 
 def rel(path: Path) -> str:

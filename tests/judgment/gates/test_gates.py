@@ -76,6 +76,13 @@ DANGLING = [  # (quote, the words that point outside or None)
     ("The parties shall act in such a manner as to avoid any delay.", None),  # "such a manner" names nothing
     ("Payment terms are as set forth above and are binding.", "as set forth above"),
     ("If a party breaches, such breach shall be cured within 30 days.", None),  # "such breach" after "breaches"
+    # "such <noun>" defined by the clause after it points forward, inside the quote
+    ("(B) if not cured within thirty (30) days after notice specifying such action the defaulting party must take.",
+     None),
+    ("The Licensee shall provide such information as the Licensor may reasonably request.", None),
+    ("The Licensee shall provide such information to the Licensor within ten days.", "such information"),
+    ("If a default is not cured, each such item of default is a breach.", None),  # "of default": inside
+    ("Each such item of the order shall be shipped.", "such item"),
 ]
 
 

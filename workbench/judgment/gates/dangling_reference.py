@@ -42,6 +42,12 @@ _SUCH = re.compile(r"\b(?:such|SUCH)\s+(?:(?:an?|AN?)\s+(?=[a-zA-Z]))?([a-z][\w-
 _SUCH_NO_NOUN = frozenset(["as", "that", "a", "an", "other", "time", "times", "extent", "manner", "event", "case", "way",
                            "in", "on", "at", "by", "for", "to", "of", "and", "or", "but", "is", "are", "was", "were",
                            "will", "shall", "may", "under", "with", "without", "from"])
+# after "such <noun>", the start of the clause that defines it: "such action the defaulting party must
+# take", "such information as the Company may request", "such steps that are necessary"
+_RESTRICTIVE = frozenset(["as", "that", "which", "who", "whom", "whose", "the", "its", "his", "her", "their", "it",
+                          "he", "she", "they", "we", "you"])
+_NEXT_WORD = re.compile(r"\s+([A-Za-z]+)\b")
+_OF_WORD = re.compile(r"\s+of\s+(?:the\s+)?([A-Za-z]+)\b")
 _DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
 # "this agreement" names the document whatever its case; "this section" would not say which
 _DOCUMENT_NOUNS = frozenset(["agreement", "agreements", "contract", "amendment", "addendum", "lease", "license",
@@ -75,6 +81,11 @@ def dangling_reference(quote: str) -> str | None:
         word = m.group(1).lower()
         if word in _SUCH_NO_NOUN:
             continue
-        if stem(word) not in set(content_terms(body[:m.start()])):
-            return m.group(0)
+        nxt = _NEXT_WORD.match(body, m.end())
+        if nxt and nxt.group(1).lower() in _RESTRICTIVE:
+            continue  # "such action the defaulting party must take", "such consent as": defined by what follows
+        before = set(content_terms(body[:m.start()]))
+        of = _OF_WORD.match(body, m.end())
+        if stem(word) not in before and not (of and stem(of.group(1).lower()) in before):
+            return m.group(0)  # "each such item of default" after "a default" points inside
     return None
