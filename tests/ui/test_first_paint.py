@@ -120,18 +120,19 @@ def test_with_sign_in_on_a_deep_link_is_the_ordinary_page_and_no_route_serves_th
     doc = wb.ingest(make_pdf([PAGE1, PAGE2], name="p.pdf"), "secret.pdf", source_type="policy")
     wb.add_user("Ada Admin", "admin", "correct horse admin")
     run = seed_run(wb, doc.id)
-    if how == "recorded in the store":  # a process started with sign-in off on the team's store
+    if how == "recorded in the store":  # a server started with sign-in off on the team's store
         monkeypatch.setenv("WORKBENCH_SIGN_IN", "false")
         get_settings.cache_clear()
-        wb = Workbench(get_settings())
-        assert not wb.settings.sign_in and wb.sign_in_required()
+        assert not get_settings().sign_in and Workbench(get_settings()).sign_in_required()
+        monkeypatch.setattr(workspace, "_instance", None)
+        wb = workspace.shared_workbench()  # the server's workbench, as the app and the routes build it
+        assert wb.settings.sign_in  # the store's requirement wins over this process's setting
     client = _client(monkeypatch, wb)
     ev = run.evidence[0]
     r = client.get(f"/review?run={run.run_id}&evidence={ev.requirement_id}")
     assert r.status_code == 200 and r.text == boot.index_html()
     assert doc.id not in r.text and "__wbFirstPaint" not in r.text and "wbapi" not in r.text
     assert preview.first_paint(wb, render_mod.get_renderer(), run.run_id, ev.requirement_id) is None
-    if how == "this process":  # the routes read this process's setting: no page without a link
-        for route in (viewer_routes.PAGE_ROUTE, viewer_routes.WORDS_ROUTE):
-            got = client.get(f"{route}/{doc.id}/{ev.span.page}?z=1")
-            assert got.status_code == 401 and QUOTES[0][0] not in got.text and got.content[:3] != b"\xff\xd8\xff"
+    for route in (viewer_routes.PAGE_ROUTE, viewer_routes.WORDS_ROUTE):  # no page without a signed link
+        got = client.get(f"{route}/{doc.id}/{ev.span.page}?z=1")
+        assert got.status_code == 401 and QUOTES[0][0] not in got.text and got.content[:3] != b"\xff\xd8\xff"

@@ -70,6 +70,29 @@ def test_app_offers_the_seven_pages_in_order_and_asks_for_the_reviewer_name(data
         assert at.title[0].value == title
 
 
+def test_a_server_started_with_sign_in_off_on_a_store_that_requires_it_asks_for_sign_in(
+        data_dir, make_pdf, monkeypatch):
+    """The team's store has accounts; someone starts the app on it with sign-in off: the app
+    signs in anyway, and nothing of the workspace is shown before it."""
+    from workbench.config import get_settings
+    from workbench.service import Workbench
+
+    monkeypatch.setenv("WORKBENCH_SIGN_IN", "true")
+    get_settings.cache_clear()
+    team = Workbench(get_settings())
+    team.ingest(make_pdf(["The merger price is forty million."], name="secret.pdf"), "secret-merger.pdf",
+                source_type="contract")
+    team.add_user("Ada Admin", "admin", "correct horse admin")
+    monkeypatch.setenv("WORKBENCH_SIGN_IN", "false")
+    get_settings.cache_clear()
+    at = app()
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == "Sign in"
+    assert not [t for t in at.sidebar.text_input if t.key == "reviewer_name"]
+    assert "secret-merger" not in texts(at)
+
+
 # --- Documents ------------------------------------------------------------------------------
 def test_documents_upload_ingests_with_the_chosen_source_type_and_lists_it(data_dir, make_pdf):
     pdf = make_pdf(["The contractor shall deliver the report within thirty days."], name="contract.pdf")

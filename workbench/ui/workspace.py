@@ -1,6 +1,7 @@
 """The one Workbench per server process. Pages get it through `get_workbench()` (a
 st.cache_resource); the page-image route, which runs outside any script, through
-`shared_workbench()`. Both are the same object, so caches are shared."""
+`shared_workbench()`. Both are the same object, so caches are shared. Its settings say whether
+sign-in is on: this process's setting, or the store's record that sign-in is required."""
 
 from __future__ import annotations
 
@@ -19,7 +20,13 @@ def shared_workbench() -> Workbench:
     global _instance
     with _lock:
         if _instance is None or _instance.settings.data_dir != get_settings().data_dir:
-            _instance = Workbench(get_settings())
+            wb = Workbench(get_settings())
+            if not wb.settings.sign_in and wb.sign_in_required():
+                # The store requires sign-in (an account exists, or a server with sign-in on has
+                # used it): this server signs in too, whatever its own setting, so the pages and
+                # the page-image routes are closed like the actions the service already refuses.
+                wb = Workbench(wb.settings.model_copy(update={"sign_in": True}))
+            _instance = wb
             # Index what the workspace holds (e.g. the sample) while the first visitor looks around.
             _instance.prepare([d.id for d in _instance.documents()])
         return _instance

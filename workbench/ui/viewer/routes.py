@@ -49,6 +49,12 @@ def _settings():
     return get_settings()
 
 
+def _sign_in() -> bool:
+    """Sign-in on in this process, or required by the store it serves (the shared workbench then
+    runs with it on: workspace.shared_workbench)."""
+    return _settings().sign_in or _workbench().settings.sign_in
+
+
 def get_gate() -> RenderGate:
     global _gate
     with _gate_lock:
@@ -71,7 +77,7 @@ def _account_holds(name: str) -> bool:
 async def _admit(request: Request, doc_id: str) -> tuple[str | None, Response | None]:
     """(who asks, for the render gate; or the refusal to answer with). Sign-in off: anyone who
     reaches the port, keyed by address. Sign-in on: the holder of a valid link for this document."""
-    if not _settings().sign_in:
+    if not await run_in_threadpool(_sign_in):
         return f"address:{request.client.host if request.client else '-'}", None
     try:
         link = viewer_links().read(request.query_params.get(LINK_PARAM), doc_id)
@@ -110,14 +116,14 @@ def _image(doc_id: str, page: int, request: Request) -> Response:
     except ValueError:
         zoom = 2.0
     img = get_renderer().render(doc_id, page, zoom)
-    return Response(img, media_type="image/jpeg", headers=_NO_STORE if _settings().sign_in else _IMMUTABLE)
+    return Response(img, media_type="image/jpeg", headers=_NO_STORE if _sign_in() else _IMMUTABLE)
 
 
 def _words(doc_id: str, page: int, request: Request) -> Response:
     words = _workbench().page_words(doc_id, page)
     body = json.dumps([[round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2), t, s, e]
                        for x0, y0, x1, y1, t, s, e in words], ensure_ascii=False, separators=(",", ":")).encode()
-    return Response(body, media_type="application/json", headers=_NO_STORE if _settings().sign_in else _WORDS)
+    return Response(body, media_type="application/json", headers=_NO_STORE if _sign_in() else _WORDS)
 
 
 async def page_image(request: Request) -> Response:
