@@ -106,6 +106,11 @@ class PgVectorLibrary:
         from psycopg import sql
 
         vectors, documents, generation = self._names()
+        names = [self.table, f"{self.table}_documents", f"{self.table}_generation"]
+        ready = conn.execute("SELECT (SELECT count(*) FROM pg_extension WHERE extname = 'vector') "
+                             "+ (SELECT count(to_regclass(n)) FROM unnest(%s::text[]) n)", (names,)).fetchone()[0]
+        if ready == 4:  # made before (perhaps by the database's owner: an app role may not CREATE)
+            return
         try:
             with conn.transaction():
                 # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
