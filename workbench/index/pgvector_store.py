@@ -8,8 +8,8 @@ one library through one database instead of a folder.
   copy of the document list only when it changed.
 - Writers hold the counter's row lock for their transaction (`writing()`): changes from several
   processes are serialised, and a reader sees a document's vectors all or not at all.
-- Search is exact (a sequential scan ordered by `<#>`, pgvector's negative inner product), the
-  ranking FAISS's IndexFlatIP gives: a question ranks every chunk of its documents (rank fusion
+- Search is exact (a sequential scan ordered by the inner product, `-(a <#> b)` in pgvector's
+  terms), the ranking FAISS's IndexFlatIP gives: a question ranks every chunk of its documents (rank fusion
   needs the full list), which no approximate index (HNSW, IVFFlat) would speed up.
 
 Vectors travel as query parameters in pgvector's binary format, never inside SQL text; table names
@@ -88,6 +88,10 @@ class PgVectorLibrary:
             raise ConfigError(f"cannot reach the pgvector store at {redact_url(self.url)} "
                               f"({type(exc).__name__}: {redact(str(exc).strip(), self.url)})") from None
         self._ensure_schema(conn)
+        # A question's scan covers a few thousand rows: a parallel worker's start costs more than it
+        # saves on a busy machine (BENCHMARKS.md, "Retrieval: FAISS vs pgvector"), as FAISS's
+        # OpenMP threads did (faiss_store.py searches with one thread).
+        conn.execute("SET max_parallel_workers_per_gather = 0")
         oid = conn.execute("SELECT 'vector'::regtype::oid").fetchone()[0]
 
         class VectorDumper(Dumper):
@@ -257,8 +261,8 @@ class PgVectorLibrary:
             return empty
         q = np.asarray(qvec, dtype=np.float32).reshape(-1)
         where = sql.SQL("WHERE document_id = ANY(%(docs)s) " if document_ids is not None else "")
-        query = sql.SQL("SELECT document_id, chunk, -(embedding <#> %(q)s) FROM {} {}"
-                        "ORDER BY embedding <#> %(q)s LIMIT %(k)s").format(self._names()[0], where)
+        query = sql.SQL("SELECT document_id, chunk, -(embedding <#> %(q)s) AS sim FROM {} {}"
+                        "ORDER BY sim DESC LIMIT %(k)s").format(self._names()[0], where)
         params = {"q": q, "k": k, "docs": list(document_ids) if document_ids is not None else None}
         with self.lock:
             rows = self._connect().execute(query, params).fetchall()
