@@ -9,7 +9,7 @@ own: it ingests the PDFs (parse and store), queues one "index" job over them (th
 it with 0 workers; a worker does with 1 or 2), then times the cells: from the first cell queued to
 the last answered. Workers are started first and waited for (they register once the embedding
 model is loaded), each with cores/N embedding threads. Prints one JSON line per run: cells/min,
-the app's and each worker's peak RSS (VmHWM), answered / not found, the load average before and
+the median and longest cell job (started → ended, as the queue records them), the app's and each worker's peak RSS (VmHWM), answered / not found, the load average before and
 after, and how long reading the whole table takes (Workbench.table_view, what the Table page does
 every two seconds while cells run). Redis: WORKBENCH_BENCH_REDIS_URL,
 default redis://127.0.0.1:6379/12; its keys are deleted after each run."""
@@ -91,10 +91,13 @@ def one_run(docs: int, workers: int) -> dict:
         view = wb.table_view(table.table_id)
         t_view = time.perf_counter() - t0
         found = sum(c.short_answer != "not found" for c in view.cells)
+        took = sorted((i.ended_at - i.started_at).total_seconds() for i in infos if i.started_at and i.ended_at)
         return {"workers": workers, "documents": len(ids), "questions": len(table.columns), "cells": len(records),
                 "finished": sum(i.status == "finished" for i in infos), "failed": sum(i.status == "failed" for i in infos),
                 "index_job": indexed[0].status, "ingest_s": round(t_ingest, 1), "index_s": round(t_index, 1),
                 "cells_s": round(t_cells, 1), "cells_per_min": round(len(records) / t_cells * 60, 1),
+                "cell_job_s_p50": round(took[len(took) // 2], 2) if took else None,
+                "cell_job_s_max": round(took[-1], 2) if took else None,
                 "answered": found, "not_found": len(view.cells) - found, "table_view_s": round(t_view, 2),
                 "app_peak_rss_mb": vm_mb("self"), "app_rss_mb": vm_mb("self", "VmRSS"),
                 "worker_peak_rss_mb": worker_peaks, "worker_threads": threads if workers else None,
