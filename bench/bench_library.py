@@ -134,6 +134,14 @@ def compare_stores(wb, docs, scopes, repeat: int) -> None:
     emit(phase="pgvector_fill", documents=len(docs), vectors=rp.store.vectors.ntotal, faiss_vectors=rf.store.vectors.ntotal,
          seconds=round(time.perf_counter() - t0, 1), load=loadavg())
     paths = {"faiss": rf, "pgvector": rp}
+    for name, r in paths.items():  # what `ask` checks first for each of its documents (is it indexed?)
+        checks = []
+        for _ in range(5):
+            t = time.perf_counter()
+            assert all(r.store.is_built(d) for d in docs)
+            checks.append(time.perf_counter() - t)
+        emit(phase="is_built_every_document", store=name, documents=len(docs), p50_ms=round(pct(checks, 50), 1),
+             max_ms=round(max(checks) * 1000, 1), load=loadavg())
     qvecs = {q: rf.embedder.embed([q])[0] for q in QUESTIONS}
     for scope, subset in scopes:
         indexes = {name: [r.store.get(d) for d in subset] for name, r in paths.items()}

@@ -165,13 +165,15 @@ class PgVectorLibrary:
                 return False
             conn = self._connect()
             _, documents, generation = self._names()
-            with conn.transaction():
-                gen = conn.execute(sql.SQL("SELECT n FROM {} WHERE id = 1").format(generation)).fetchone()[0]
-                if gen == self._generation:
-                    return False
-                rows = conn.execute(sql.SQL("SELECT document_id, chunks, text_sha256 FROM {}").format(documents)).fetchall()
-            self._docs = {d: {"chunks": n, "text_sha256": sha} for d, n, sha in rows}
-            self._generation = gen
+            # One round trip when nothing changed (callers check documents one by one); the list
+            # and its generation come from one statement, so they are from the same snapshot.
+            gen = conn.execute(sql.SQL("SELECT n FROM {} WHERE id = 1").format(generation)).fetchone()[0]
+            if gen == self._generation:
+                return False
+            rows = conn.execute(sql.SQL("SELECT g.n, d.document_id, d.chunks, d.text_sha256 FROM {} g "
+                                        "LEFT JOIN {} d ON true WHERE g.id = 1").format(generation, documents)).fetchall()
+            self._docs = {d: {"chunks": n, "text_sha256": sha} for _, d, n, sha in rows if d is not None}
+            self._generation = rows[0][0]
             return True
 
     @contextmanager
