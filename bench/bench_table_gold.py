@@ -24,6 +24,8 @@ Per column:
   CUAD's after the same normalisation (below). Yes/no columns: over gold "Yes", the cell reads yes.
 - not found right: over pairs with no gold clause (and, for value columns, no gold answer), the
   cell reads "not found" (a yes/no column's gold "No" is this case: the table never says "No").
+  Beside it for yes/no columns, the worse miss: the cell reads "Yes" where CUAD says No (the other
+  misses read a clause, which a reviewer sees is not the one asked for).
 
 Normalisation (`same`, the same on both sides): each side goes through the product's own reader,
 workbench.table.short_answer.normalize_text(text, kind) — our side is the cell's `normalized`, which
@@ -204,7 +206,8 @@ def score(row: dict) -> dict:
     return dict(row, filled=filled, not_found=nf, coverage=None if cov is None else round(cov, 3),
                 held=None if cov is None else cov >= WHOLE,
                 touched=None if not clauses else any(overlaps(q, clauses) for q in quotes),
-                expected=expected, exact=exact, absent=absent, nf_right=(filled and nf) if absent else None)
+                expected=expected, exact=exact, absent=absent, nf_right=(filled and nf) if absent else None,
+                false_yes=(row["normalized"] == "yes") if kind == "yes_no" and absent else None)
 
 
 def summarize(rows: list[dict], columns: list[str]) -> dict:
@@ -215,7 +218,7 @@ def summarize(rows: list[dict], columns: list[str]) -> dict:
 
         return {"cells": len(rs), "filled": sum(r["filled"] for r in rs), "not_found": sum(r["not_found"] for r in rs),
                 "held": ratio("held"), "touched": ratio("touched"), "exact": ratio("exact"),
-                "nf_right": ratio("nf_right")}
+                "nf_right": ratio("nf_right"), "false_yes": ratio("false_yes")}
 
     out = {c: figures([r for r in rows if r["column"] == c]) for c in columns}
     out["ALL"] = figures(rows)
@@ -228,11 +231,11 @@ def _frac(p: list[int]) -> str:
 
 def markdown(summary: dict) -> str:
     lines = ["| column | filled / cells | not found | gold held ≥ 90 % | gold touched | short answer exact | "
-             "not found where no gold |", "|---|---|---|---|---|---|---|"]
+             "not found where no gold | yes/no: \"Yes\" where CUAD says No |", "|---|---|---|---|---|---|---|---|"]
     for c, f in summary.items():
         name = f"**{c}**" if c == "ALL" else c
         lines.append(f"| {name} | {f['filled']}/{f['cells']} | {f['not_found']} | {_frac(f['held'])} | "
-                     f"{_frac(f['touched'])} | {_frac(f['exact'])} | {_frac(f['nf_right'])} |")
+                     f"{_frac(f['touched'])} | {_frac(f['exact'])} | {_frac(f['nf_right'])} | {_frac(f['false_yes'])} |")
     return "\n".join(lines)
 
 
@@ -261,7 +264,10 @@ def main() -> int:
     columns = [q["column"] for q in questions]
     if a.report:
         rows = [score(json.loads(line)) for line in rows_file.read_text().splitlines()]
-        return _report(rows, columns, a, rows_file, {})
+        old = OUT / f"table_gold_{a.set}{a.tag}.json"  # the measured run's timing, kept
+        timing = {k: v for k, v in json.loads(old.read_text()).items() if k not in ("set", "questions", "per_column")} \
+            if old.is_file() else {}
+        return _report(rows, columns, a, rows_file, timing)
 
     import tempfile
 
