@@ -280,7 +280,7 @@ def grid(view: TableView) -> None:
                                  minWidth=140)
     gob.configure_column("Document", pinned="left", width=260)
     for col in view.table.columns:
-        gob.configure_column(col.key, headerTooltip=col.question, tooltipField=col.key, width=200)
+        gob.configure_column(col.key, headerTooltip=col.question, tooltipField=col.key, flex=1, minWidth=200)
     gob.configure_grid_options(tooltipShowDelay=300, autoSizeStrategy=None)
     res = AgGrid(frame, gridOptions=gob.build(), height=min(620, 80 + 150 * max(1, len(rows))),
                  key=f"table_grid_{view.table.table_id}", update_on=["cellClicked"], show_toolbar=False,

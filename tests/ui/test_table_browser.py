@@ -82,6 +82,7 @@ def test_a_3x3_table_fills_a_clicked_cell_is_highlighted_rejected_and_the_xlsx_s
             for col in COLUMNS:
                 assert rows.nth(i).locator(f"[col-id='{col}']").inner_text().strip() not in ("", "queued…", "running…")
         if SCREENSHOT:
+            page.wait_for_timeout(1500)  # the grid's rows settle their heights
             page.screenshot(path=SCREENSHOT, full_page=False)
 
         # click the Adams Golf contract's governing-law cell: its evidence opens, highlighted
