@@ -10,6 +10,7 @@ from st_aggrid import AgGrid, GridOptionsBuilder
 
 from workbench.models import TableCell, TableColumn, TableView
 from workbench.ui import safe, state
+from workbench.ui.viewer import evidence_highlights, pdf_viewer, viewer_documents
 from workbench.ui.widgets import show_error
 from workbench.ui.workspace import get_workbench
 
@@ -32,7 +33,10 @@ options = [*tables, NEW]
 current = st.session_state.get(state.TABLE)
 if current not in options:
     current = next(iter(tables), NEW)
-chosen = st.selectbox("Table", options, index=options.index(current), key="table_pick",
+# A new key after a table is started: the browser keeps a picker's last value ("New table…") and
+# sends it back on the next full rerun (the one that follows the last cell), which would leave the table.
+chosen = st.selectbox("Table", options, index=options.index(current),
+                      key=f"table_pick_{st.session_state.get('table_pick_gen', 0)}",
                       format_func=lambda i: "New table…" if i == NEW else
                       f"{tables[i].name} · {len(tables[i].rows)} documents × {len(tables[i].columns)} questions · {i}")
 st.session_state[state.TABLE] = chosen
@@ -67,7 +71,7 @@ def start(table_id: str) -> None:
         show_error(e)
         return
     st.session_state[state.TABLE] = table_id
-    st.session_state.pop("table_pick", None)  # the picker follows state.TABLE on the rerun
+    st.session_state["table_pick_gen"] = st.session_state.get("table_pick_gen", 0) + 1  # follows state.TABLE
     st.session_state["table_progress"] = (table_id, time.monotonic(), None)
     st.session_state["table_flash"] = f"{len(records)} cell(s) queued." if records else \
         "Every cell is answered and current: nothing to run."
@@ -159,6 +163,24 @@ def progress(view: TableView) -> None:
                                              f"questions: {', '.join(parts)}{tail}")
 
 
+def cell_viewer(c: TableCell) -> None:
+    """The cell's evidence in the PDF, the short answer's quote the target: clicking a cell opens
+    its evidence, highlighted, without leaving the table."""
+    ids = [x.requirement_id for x in c.citations]
+    if not c.run_id or not ids:
+        return
+    by_rid = {e.requirement_id: e for e in wb.reviewed(c.run_id).run.evidence if e.span}
+    shown = [by_rid[i] for i in ids if i in by_rid]
+    if not shown:
+        return
+    target = by_rid.get(c.basis or "", shown[0])
+    pdf_viewer(target.document_id, evidence_highlights(shown),
+               documents=viewer_documents(wb, [e.document_id for e in [target, *shown]],
+                                          {k: d.filename for k, d in by_id.items()}),
+               target=target.requirement_id, page=target.span.page if target.span else None, height=560,
+               key="table_viewer", order=ids, cites={e.requirement_id: e.span.cite for e in shown if e.span})
+
+
 def detail(view: TableView) -> None:
     """The chosen cell: short answer, confidence, citations (each opens Review), review actions."""
     keys = [(c.row_key, c.column_key) for c in view.cells]
@@ -207,6 +229,7 @@ def detail(view: TableView) -> None:
         if c.run_id and not c.citations and st.button("Open the run in Review", key=f"open_run_{c.run_id}"):
             state.select_run(c.run_id)
             st.switch_page(state.PAGE_REVIEW, query_params=state.deep_link_params(c.run_id))
+        cell_viewer(c)
         if not wb.may(state.identity(), "label"):
             st.caption("Your role may read this table; reviewing cells needs the reviewer role.")
             return
@@ -257,7 +280,7 @@ def grid(view: TableView) -> None:
                                  minWidth=140)
     gob.configure_column("Document", pinned="left", width=260)
     for col in view.table.columns:
-        gob.configure_column(col.key, headerTooltip=col.question, tooltipField=col.key, width=200)
+        gob.configure_column(col.key, headerTooltip=col.question, tooltipField=col.key, flex=1, minWidth=200)
     gob.configure_grid_options(tooltipShowDelay=300, autoSizeStrategy=None)
     res = AgGrid(frame, gridOptions=gob.build(), height=min(620, 80 + 150 * max(1, len(rows))),
                  key=f"table_grid_{view.table.table_id}", update_on=["cellClicked"], show_toolbar=False,
