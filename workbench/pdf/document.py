@@ -117,6 +117,26 @@ class ParsedDocument:
         hi = bisect.bisect_left(self._word_starts, end)
         return range(max(lo, 0), hi)
 
+    def line_x(self) -> list[tuple[float, float]]:
+        """Each line's left and right edge (its words' least x0 and greatest x1), computed once:
+        the furniture and the segmenter both read them, and a pass over every word is not free."""
+        return self.derived("line_x", self._line_x)
+
+    def _line_x(self) -> list[tuple[float, float]]:
+        out: list[tuple[float, float]] = []
+        words = self.words
+        for ln in self.lines:
+            first = words[ln.first_word]
+            x0, x1 = first[1], first[3]  # Word fields 1 and 3: x0, x1
+            for k in range(ln.first_word + 1, ln.last_word):
+                w = words[k]
+                if w[1] < x0:
+                    x0 = w[1]
+                if w[3] > x1:
+                    x1 = w[3]
+            out.append((x0, x1))
+        return out
+
     @property
     def furniture(self) -> set[int]:
         """Line indexes of running headers, footers and page numbers."""
@@ -124,12 +144,12 @@ class ParsedDocument:
             per_page: list[list[tuple[int, float, float, str]]] = [[] for _ in self.pages]
             margins: list[list[int]] = [[] for _ in self.pages]
             boxes: list[list[tuple[int, float, float, float, str]]] = [[] for _ in self.pages]
+            line_x = self.line_x()
             for i, ln in enumerate(self.lines):
                 line_text = self.text[ln.start:ln.end]
                 per_page[ln.page - 1].append((i, ln.y0, ln.y1, line_text))
-                ws = self.words[ln.first_word:ln.last_word]
                 width = self.pages[ln.page - 1].width
-                x0, x1 = min(w.x0 for w in ws), max(w.x1 for w in ws)
+                x0, x1 = line_x[i]
                 if x1 < 0.1 * width or x0 > 0.9 * width:
                     margins[ln.page - 1].append(i)
                 boxes[ln.page - 1].append((i, x0, x1, ln.y0, line_text))
@@ -372,6 +392,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     failed: list[int] = []
     unmapped: list[int] = []
     per_page: list[list] = []  # blocks → lines → raw words, per page
+    rects: list[pymupdf.Rect] = []  # each page's rectangle
     ocr_read: dict[int, PageOcr] = {}
     ocr_note: str | None = None
     shown_floor = 0  # glyphs the pages so far show at least (limits.py)
@@ -393,6 +414,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
                                                                        words_so_far, settings)
             per_page.append(blocks)
+            rects.append(page.rect)  # kept: loading the page again for its size cost a page load
         no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
         want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
             [n for n in no_layer if n not in failed]
@@ -429,7 +451,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                     pos -= 1
                     parts.append(" ".join([rw[4] for rw in line]))
                     lines.append(Line(number, bi, line_start, pos, first, len(words), y0, y1))
-            rect = doc[pno].rect
+            rect = rects[pno]
             pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
         per_page.clear()
         meta = doc.metadata or {}

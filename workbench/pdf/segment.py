@@ -80,7 +80,7 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or len(text) > 120 or not prev_ends:
         return False
-    if not any(c.isalpha() for c in text) or text.rstrip()[-1] in ",;":
+    if not any(map(str.isalpha, text)) or text.rstrip()[-1] in ",;":
         return False
     if text[0] in "•·▪◦●■➢✓□–—-*":  # a bullet's taller glyph is no heading's type size
         return False
@@ -88,8 +88,8 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return True
     if text[0].islower():
         return False
-    letters = [c for c in text if c.isalpha()]
-    upper = sum(c.isupper() for c in letters) / len(letters)
+    letters = list(filter(str.isalpha, text))
+    upper = sum(map(str.isupper, letters)) / len(letters)
     # a sentence's end past six words makes a sentence - unless a numbered line in capitals has no
     # verb ("18. SPECIAL CONDITIONS IN CONNECTION WITH DEFRA AGREEMENT NF 0426.")
     ends_sentence = text.rstrip()[-1] in ".!?:" and len(words) > 6 \
@@ -525,13 +525,14 @@ def _opens_paragraph(line: str) -> bool:
 
 
 def _capitals(text: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
+    letters = list(filter(str.isalpha, text))
+    return bool(letters) and sum(map(str.isupper, letters)) >= 0.8 * len(letters)
 
 
 def _segment(doc: ParsedDocument) -> list[Segment]:
     body = body_height(doc)
     furniture = doc.furniture
+    line_x = doc.line_x()
     out: list[Segment] = []
     heading: str | None = None
     text = doc.text
@@ -582,8 +583,8 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             prev_ends = True
             prev_key = blk
         lt = text[ln.start:ln.end]
-        ws = doc.words[ln.first_word:ln.last_word]
-        width = max(w.x1 for w in ws) - min(w.x0 for w in ws)
+        x0, x1 = line_x[i]
+        width = x1 - x0
         vertical = ln.y1 - ln.y0 > 2 * width  # side text rotated 90°: tall boxes, not a big font
         alone = block_lines[blk] == 1
         number, pending_number = pending_number, None
