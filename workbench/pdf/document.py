@@ -155,7 +155,7 @@ class ParsedDocument:
                 boxes[ln.page - 1].append((i, x0, x1, ln.y0, line_text))
             furniture = furniture_lines(per_page, margins)
             for page_lines in boxes:
-                lefts = sorted(b[1] for b in page_lines if any(c.isalpha() for c in b[4]))
+                lefts = sorted([b[1] for b in page_lines if any(map(str.isalpha, b[4]))])
                 if len(lefts) >= LINE_NUMBERS_MIN:
                     furniture |= margin_line_numbers(page_lines, lefts[len(lefts) // 10])
             self._furniture = furniture
@@ -420,6 +420,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             [n for n in no_layer if n not in failed]
         if want:
             ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
+        add_word, new_word = words.append, _new_word
         for pno, blocks in enumerate(per_page):
             number = pno + 1
             if pno:
@@ -439,10 +440,10 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                     first = len(words)
                     line_start = pos
                     y0, y1 = line[0][1], line[0][3]
-                    for rw in line:
+                    for rw in line:  # the hot loop of ingest: one pass a word, names bound locally
                         t = rw[4]
                         end = pos + len(t)
-                        words.append(_new_word(Word, (number, rw[0], rw[1], rw[2], rw[3], t, pos, end, bi, li)))
+                        add_word(new_word(Word, (number, rw[0], rw[1], rw[2], rw[3], t, pos, end, bi, li)))
                         pos = end + 1
                         if rw[1] < y0:
                             y0 = rw[1]
@@ -563,8 +564,8 @@ def _refuse_text_after_extracting(blocks: list, name: str, number: int, chars_be
                                   settings: Settings) -> tuple[int, int]:
     """Raise TooMuchTextError when one extracted page, or the document so far, is over a cap;
     else the document's characters and words with this page's."""
-    n_words = sum(len(line) for block in blocks for line in block)
-    n_chars = sum(len(rw[4]) for block in blocks for line in block for rw in line) + n_words
+    n_words = sum([len(line) for block in blocks for line in block])
+    n_chars = sum([len(rw[4]) for block in blocks for line in block for rw in line]) + n_words
     for count, cap, what, env in ((n_chars, settings.max_page_chars, "characters", "MAX_PAGE_CHARS"),
                                   (n_words, settings.max_page_words, "words", "MAX_PAGE_WORDS")):
         if count > cap:

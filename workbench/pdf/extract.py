@@ -99,7 +99,7 @@ def margin_icons_apart(block: list[list[RawWord]]) -> list[list[list[RawWord]]]:
     if len(block) < ICON_MIN_LINES + 1:
         return [block]
     boxes = [_line_box(ln) for ln in block]
-    height = float(np.median([b[3] - b[1] for b in boxes]))
+    height = _median([b[3] - b[1] for b in boxes])
 
     def icon(ln: list[RawWord], b: tuple[float, float, float, float]) -> bool:
         h = b[3] - b[1]
@@ -113,6 +113,14 @@ def margin_icons_apart(block: list[list[RawWord]]) -> list[list[list[RawWord]]]:
     if not any(marks) or sum(not m for m in marks) < ICON_MIN_LINES:
         return [block]
     return [[ln for ln, m in zip(block, marks, strict=True) if m], [ln for ln, m in zip(block, marks, strict=True) if not m]]
+
+
+def _median(values: list[float]) -> float:
+    """The median as numpy's (the middle value, or the mean of the two middle ones), without
+    numpy's per-call overhead on a list of a few dozen heights."""
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
 
 
 def _line_box(words: list[RawWord]) -> tuple[float, float, float, float]:
