@@ -32,6 +32,11 @@ class Segment:
     heading: str | None
     kind: Literal["sentence", "heading"]
 
+    def under(self, heading: str | None) -> Segment:
+        """The segment under another section heading (dataclasses.replace's result, built
+        directly: replace reads the fields anew for each of thousands of segments)."""
+        return Segment(self.start, self.end, self.page, self.text, heading, self.kind)
+
 _NUMBERED = re.compile(
     r"^(?:(?:article|section|part|chapter|schedule|exhibit|appendix|annex|title|subpart)\s+[0-9ivxlcdm]+[a-z]?\b"
     r"|§+\s*[0-9]|[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?\s+[A-Z]|[A-Z]\.\s+[A-Z]|[IVX]{1,5}\.\s+[A-Z])",
@@ -229,8 +234,6 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
     schedule, a paper's abstract, acknowledgements and references) the division's title. A table
     of contents lists the headings and sits under none of them: its last entry ("57 EXHIBIT H")
     named the preamble and recitals after it."""
-    from dataclasses import replace
-
     outline = _outline(doc)
     if outline:
         return _outline_headings(segs, outline), []
@@ -276,7 +279,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
             d += 1
         # a division's title names its untitled paragraphs ("ADDENDUM … FOR THE STATE OF CALIFORNIA", not "4.")
         current = None if sg.page in contents else (label if titled or not division else division)
-        out.append(sg if sg.heading == current else replace(sg, heading=current))
+        out.append(sg if sg.heading == current else sg.under(current))
     return out, sections
 
 
@@ -293,8 +296,6 @@ _CLOSING = re.compile(r"^\s*(?:in\s+witness\s+where(?:of|for)|agreed\s+(?:to\s+)
 
 def _outline_headings(segs: list[Segment], outline: list[tuple[int, str]]) -> list[Segment]:
     """Each segment under the PDF outline's entry in force at its start."""
-    from dataclasses import replace
-
     out: list[Segment] = []
     current: str | None = None
     k = 0
@@ -304,7 +305,7 @@ def _outline_headings(segs: list[Segment], outline: list[tuple[int, str]]) -> li
             k += 1
         if _SOURCES.match(sg.text) and (title := _matter(segs, i, True)) is not None:
             current = title  # an outline that stops at its last section: Qwen2's REFERENCES
-        out.append(sg if sg.heading == current else replace(sg, heading=current))
+        out.append(sg if sg.heading == current else sg.under(current))
     return out
 
 
@@ -367,8 +368,6 @@ def _items_among_items(segs: list[Segment]) -> list[Segment]:
     improvements …") is a sentence of its own: a section's siblings are sections. A numbered title in capitals or title case
     stays a heading ("8. LIABILITY", "4.4.4 Feasibility"), and so does one whose sibling opens with
     a run-in title ("9. Term. This Agreement …")."""
-    from dataclasses import replace
-
     out = list(segs)
     for i, sg in enumerate(segs):
         m = _ITEM_NUMBER.match(sg.text)
@@ -384,7 +383,7 @@ def _items_among_items(segs: list[Segment]) -> list[Segment]:
             mark = ".".join([*parent, str(n)])
             if n > 0 and any(o.kind == "sentence" and abs(o.page - sg.page) <= 1 and _opens_item(o.text, mark)
                              for o in near):
-                out[i] = replace(sg, kind="sentence")
+                out[i] = Segment(sg.start, sg.end, sg.page, sg.text, sg.heading, "sentence")
                 break
     return out
 
