@@ -68,11 +68,11 @@ def body_height(doc: ParsedDocument) -> float:
     short small-print lines (the IRS instructions' tax tables) do not make the body's own size
     read as a heading's. Lines over 1.6 times the median line (tall formula lines in lecture
     notes, display type) are left out of it."""
-    heights = sorted(ln.y1 - ln.y0 for ln in doc.lines)
+    heights = sorted([ln.y1 - ln.y0 for ln in doc.lines])
     if not heights:
         return 0.0
     cap = 1.6 * heights[len(heights) // 2]
-    by_height = sorted((ln.y1 - ln.y0, ln.end - ln.start) for ln in doc.lines if ln.y1 - ln.y0 <= cap)
+    by_height = sorted([(ln.y1 - ln.y0, ln.end - ln.start) for ln in doc.lines if ln.y1 - ln.y0 <= cap])
     half, acc = sum(n for _h, n in by_height) / 2, 0
     for h, n in by_height:
         acc += n
