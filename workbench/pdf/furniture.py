@@ -63,15 +63,16 @@ def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
         cells = [v for v in edge.values() if not _LETTER.search(v[3])]
         candidates.append([(lid, v[3]) for lid, v in edge.items() if len(v[3]) <= 160
                            and not (v in cells and any(c is not v and abs(c[1] - v[1]) <= ROW_TOLERANCE for c in cells))])
+    sigs = {t: signature(t) for cands in candidates for _, t in cands}  # each text keyed once, read twice
     counts: Counter[str] = Counter()
     for cands in candidates:
-        counts.update({signature(t) for _, t in cands})
+        counts.update({sigs[t] for _, t in cands})
     n_pages = sum(1 for p in pages if p)
     need = max(3, int(0.3 * n_pages)) if n_pages >= 4 else 10**9
     out: set[int] = {ln[0] for lines in pages for ln in lines if _INSET_PAGE_NO.match(ln[3])}
     for cands in candidates:
         for lid, text in cands:
-            sig = signature(text)
+            sig = sigs[text]
             if _PAGE_NO.match(text) or (sig and counts[sig] >= need and not _SECTION_NO.match(text)):
                 out.add(lid)
     return out

@@ -25,7 +25,7 @@ def char_key(ch: str) -> str:
 def key(text: str) -> str:
     """The key of a quote: what must appear, contiguously, in the document's key stream."""
     if text.isascii():
-        return "".join(c for c in text.lower() if c.isalnum())
+        return "".join(filter(str.isalnum, text.lower()))
     get = _cache.get
     return "".join(get(c) or char_key(c) for c in text)
 

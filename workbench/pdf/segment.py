@@ -32,6 +32,11 @@ class Segment:
     heading: str | None
     kind: Literal["sentence", "heading"]
 
+    def under(self, heading: str | None) -> Segment:
+        """The segment under another section heading (dataclasses.replace's result, built
+        directly: replace reads the fields anew for each of thousands of segments)."""
+        return Segment(self.start, self.end, self.page, self.text, heading, self.kind)
+
 _NUMBERED = re.compile(
     r"^(?:(?:article|section|part|chapter|schedule|exhibit|appendix|annex|title|subpart)\s+[0-9ivxlcdm]+[a-z]?\b"
     r"|§+\s*[0-9]|[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?\s+[A-Z]|[A-Z]\.\s+[A-Z]|[IVX]{1,5}\.\s+[A-Z])",
@@ -63,11 +68,11 @@ def body_height(doc: ParsedDocument) -> float:
     short small-print lines (the IRS instructions' tax tables) do not make the body's own size
     read as a heading's. Lines over 1.6 times the median line (tall formula lines in lecture
     notes, display type) are left out of it."""
-    heights = sorted(ln.y1 - ln.y0 for ln in doc.lines)
+    heights = sorted([ln.y1 - ln.y0 for ln in doc.lines])
     if not heights:
         return 0.0
     cap = 1.6 * heights[len(heights) // 2]
-    by_height = sorted((ln.y1 - ln.y0, ln.end - ln.start) for ln in doc.lines if ln.y1 - ln.y0 <= cap)
+    by_height = sorted([(ln.y1 - ln.y0, ln.end - ln.start) for ln in doc.lines if ln.y1 - ln.y0 <= cap])
     half, acc = sum(n for _h, n in by_height) / 2, 0
     for h, n in by_height:
         acc += n
@@ -80,7 +85,7 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
     words = text.split()
     if not words or len(words) > MAX_HEADING_WORDS or len(text) > 120 or not prev_ends:
         return False
-    if not any(c.isalpha() for c in text) or text.rstrip()[-1] in ",;":
+    if not any(map(str.isalpha, text)) or text.rstrip()[-1] in ",;":
         return False
     if text[0] in "•·▪◦●■➢✓□–—-*":  # a bullet's taller glyph is no heading's type size
         return False
@@ -88,8 +93,8 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return True
     if text[0].islower():
         return False
-    letters = [c for c in text if c.isalpha()]
-    upper = sum(c.isupper() for c in letters) / len(letters)
+    letters = list(filter(str.isalpha, text))
+    upper = sum(map(str.isupper, letters)) / len(letters)
     # a sentence's end past six words makes a sentence - unless a numbered line in capitals has no
     # verb ("18. SPECIAL CONDITIONS IN CONNECTION WITH DEFRA AGREEMENT NF 0426.")
     ends_sentence = text.rstrip()[-1] in ".!?:" and len(words) > 6 \
@@ -229,8 +234,6 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
     schedule, a paper's abstract, acknowledgements and references) the division's title. A table
     of contents lists the headings and sits under none of them: its last entry ("57 EXHIBIT H")
     named the preamble and recitals after it."""
-    from dataclasses import replace
-
     outline = _outline(doc)
     if outline:
         return _outline_headings(segs, outline), []
@@ -276,7 +279,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
             d += 1
         # a division's title names its untitled paragraphs ("ADDENDUM … FOR THE STATE OF CALIFORNIA", not "4.")
         current = None if sg.page in contents else (label if titled or not division else division)
-        out.append(sg if sg.heading == current else replace(sg, heading=current))
+        out.append(sg if sg.heading == current else sg.under(current))
     return out, sections
 
 
@@ -293,8 +296,6 @@ _CLOSING = re.compile(r"^\s*(?:in\s+witness\s+where(?:of|for)|agreed\s+(?:to\s+)
 
 def _outline_headings(segs: list[Segment], outline: list[tuple[int, str]]) -> list[Segment]:
     """Each segment under the PDF outline's entry in force at its start."""
-    from dataclasses import replace
-
     out: list[Segment] = []
     current: str | None = None
     k = 0
@@ -304,7 +305,7 @@ def _outline_headings(segs: list[Segment], outline: list[tuple[int, str]]) -> li
             k += 1
         if _SOURCES.match(sg.text) and (title := _matter(segs, i, True)) is not None:
             current = title  # an outline that stops at its last section: Qwen2's REFERENCES
-        out.append(sg if sg.heading == current else replace(sg, heading=current))
+        out.append(sg if sg.heading == current else sg.under(current))
     return out
 
 
@@ -367,8 +368,6 @@ def _items_among_items(segs: list[Segment]) -> list[Segment]:
     improvements …") is a sentence of its own: a section's siblings are sections. A numbered title in capitals or title case
     stays a heading ("8. LIABILITY", "4.4.4 Feasibility"), and so does one whose sibling opens with
     a run-in title ("9. Term. This Agreement …")."""
-    from dataclasses import replace
-
     out = list(segs)
     for i, sg in enumerate(segs):
         m = _ITEM_NUMBER.match(sg.text)
@@ -384,7 +383,7 @@ def _items_among_items(segs: list[Segment]) -> list[Segment]:
             mark = ".".join([*parent, str(n)])
             if n > 0 and any(o.kind == "sentence" and abs(o.page - sg.page) <= 1 and _opens_item(o.text, mark)
                              for o in near):
-                out[i] = replace(sg, kind="sentence")
+                out[i] = Segment(sg.start, sg.end, sg.page, sg.text, sg.heading, "sentence")
                 break
     return out
 
@@ -525,13 +524,14 @@ def _opens_paragraph(line: str) -> bool:
 
 
 def _capitals(text: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
+    letters = list(filter(str.isalpha, text))
+    return bool(letters) and sum(map(str.isupper, letters)) >= 0.8 * len(letters)
 
 
 def _segment(doc: ParsedDocument) -> list[Segment]:
     body = body_height(doc)
     furniture = doc.furniture
+    line_x = doc.line_x()
     out: list[Segment] = []
     heading: str | None = None
     text = doc.text
@@ -582,8 +582,8 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             prev_ends = True
             prev_key = blk
         lt = text[ln.start:ln.end]
-        ws = doc.words[ln.first_word:ln.last_word]
-        width = max(w.x1 for w in ws) - min(w.x0 for w in ws)
+        x0, x1 = line_x[i]
+        width = x1 - x0
         vertical = ln.y1 - ln.y0 > 2 * width  # side text rotated 90°: tall boxes, not a big font
         alone = block_lines[blk] == 1
         number, pending_number = pending_number, None

@@ -59,9 +59,22 @@ _ITEM_END_INLINE = re.compile(r"(?:[;:\u037e]|[;,\u037e]\s*(?:and|or|and/or))\s*
 
 
 def _abbreviation_before(text: str, start: int, dot: int) -> bool:
-    before = text[start:dot].rsplit(None, 1)[-1] if text[start:dot].strip() else ""
+    before = _last_word(text, start, dot)
     before = before.lstrip("([\"'\u201c").lower()
     return before in ABBREVIATIONS or (len(before) == 1 and before.isalpha())
+
+
+def _last_word(text: str, start: int, end: int) -> str:
+    """The last whitespace-separated word of text[start:end] ("" when none), as
+    text[start:end].rsplit(None, 1)[-1] gives it, read back from `end` instead of copying and
+    splitting the whole sentence so far at every full stop."""
+    e = end
+    while e > start and text[e - 1].isspace():
+        e -= 1
+    b = e
+    while b > start and not text[b - 1].isspace():
+        b -= 1
+    return text[b:e]
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:

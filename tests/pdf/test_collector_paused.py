@@ -1,0 +1,33 @@
+"""open_pdf pauses the garbage collector while it builds words and lines, and leaves it as it was."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from workbench.pdf import open_pdf
+from workbench.pdf.document import collector_paused
+
+
+def test_open_pdf_leaves_the_collector_on(make_pdf):
+    assert gc.isenabled()
+    doc = open_pdf(make_pdf(["Hello world.", "Second page."]))
+    assert doc.words and gc.isenabled()
+
+
+def test_the_collector_is_on_again_after_an_error_inside():
+    with pytest.raises(ValueError), collector_paused():
+        assert not gc.isenabled()
+        raise ValueError("page over a cap")
+    assert gc.isenabled()
+
+
+def test_a_collector_switched_off_by_the_caller_stays_off():
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
