@@ -13,7 +13,7 @@ from workbench.config import Settings
 from workbench.models import sha256_text
 from workbench.pdf import open_pdf
 from workbench.pdf.cache import CachedDocument
-from workbench.pdf.ocr import parse_tsv
+from workbench.pdf.ocr import parse_hocr_bands, parse_tsv
 
 # Typed from the scan (page 1 breaks it over two lines; page 2 has it on one).
 QUOTE_P1 = "The 6.00X6 tires and the extended nose fork (702067-501) must be installed in conjunction."
@@ -111,6 +111,39 @@ def test_tesseract_tsv_becomes_paragraphs_lines_and_words_in_page_points():
     assert [[[w[4] for w in ln] for ln in b] for b in blocks] == [[["Notice", "shall"], ["be"]], [["given."]]]
     assert confs == [0.965, 0.91, 0.4, 0.88]
     assert blocks[0][0][0][:4] == pytest.approx((72.0, 72.0, 108.0, 84.0))
+
+
+def test_a_word_box_spans_its_line_from_ascenders_to_descenders_like_a_text_layer_word():
+    """Tesseract's word box hugs the ink ("or" half as tall as "Notice"); a text layer's spans the
+    font's height. With the line's baseline and heights from hOCR, each word of a line gets the
+    line's band at that word: on a skewed line the band follows the baseline; the box never cuts
+    the word's own ink nor leaves the line's box. A line without a baseline keeps its words' boxes."""
+    import pymupdf
+
+    head = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    rows = [(4, 1, 1, 1, 0, 100, 80, 1000, 60, -1, ""),  # line 1: x 100..1100, y 80..140
+            (5, 1, 1, 1, 1, 100, 92, 150, 38, 96, "Notice"), (5, 1, 1, 1, 2, 600, 110, 40, 16, 95, "or"),
+            (5, 1, 1, 1, 3, 1000, 80, 100, 60, 90, "Big"),  # ink past the band: kept
+            (4, 1, 1, 2, 0, 100, 200, 300, 40, -1, ""), (5, 1, 1, 2, 1, 100, 210, 60, 20, 95, "as"),
+            (4, 1, 1, 3, 0, 100, 300, 300, 40, -1, ""), (5, 1, 1, 3, 1, 100, 315, 40, 17, 95, "so")]
+    tsv = head + "".join(f"{lv}\t1\t{b}\t{p}\t{ln}\t{w}\t{x}\t{y}\t{wd}\t{h}\t{c}\t{t}\n"
+                         for lv, b, p, ln, w, x, y, wd, h, c, t in rows)
+    line = "<span class='ocr_line' title=\"bbox {}; baseline {}; x_size {}; x_descenders 10; x_ascenders 9\">"
+    hocr = ("<div class='ocr_page' title='bbox 0 0 2000 3000'><p class='ocr_par'>"
+            + line.format("100 80 1100 140", "-0.01 -15", 40)
+            + "<span class='ocrx_word' title='bbox 100 92 250 130; x_wconf 96'>Notice</span></span>"
+            + "<span class='ocr_line' title=\"bbox 100 200 400 240; x_size 30\"></span>"  # no baseline
+            + line.format("100 300 400 340", "0 -8", 400) + "</span></p></div>")
+    bands = parse_hocr_bands(hocr)
+    assert sorted(bands) == [(100, 80, 1100, 140), (100, 300, 400, 340)]
+    blocks, _ = parse_tsv(tsv, 1.0, pymupdf.Identity, 0.6, bands=bands)
+    boxes = {w[4]: tuple(w[:4]) for b in blocks for ln in b for w in ln}
+    # line 1's baseline at x: 140 - 15 - 0.01 * (x - 100); its band: 30 px above to 10 below
+    assert boxes["Notice"] == pytest.approx((100, 92, 250, 135))  # ink top 92 above the band's 93.5
+    assert boxes["or"] == pytest.approx((600, 89.6, 640, 130))  # ink 110..126: now the line's height
+    assert boxes["Big"] == pytest.approx((1000, 80, 1100, 140))  # band 85..126 inside its ink
+    assert boxes["as"] == (100, 210, 160, 230)  # no baseline: Tesseract's ink box
+    assert boxes["so"] == (100, 300, 140, 340)  # a band taller than its line is cut to the line's box
 
 
 def test_a_rotated_scan_page_gets_boxes_in_the_text_layer_space():

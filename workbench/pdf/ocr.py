@@ -5,7 +5,9 @@ offsets and boxes work on a scan as on a born-digital page.
 
 Why the `tesseract` command and TSV rather than PyMuPDF's `get_textpage_ocr`: the latter runs
 the same Tesseract but returns no confidence, and a reviewer must be able to see how sure the
-machine was. Tesseract is Debian-packaged (`tesseract-ocr`, `tesseract-ocr-<lang>`), needs no
+machine was. The same run writes hOCR too, for each line's baseline and heights: a word's box then
+spans its line's ascender-to-descender band at that word (LineBand), as a text layer's word box
+spans its font's height, instead of hugging the word's ink ("or" half as tall as "Notice"). Tesseract is Debian-packaged (`tesseract-ocr`, `tesseract-ocr-<lang>`), needs no
 model download, and reads a 300-dpi page in a few seconds on one core. Pages are rendered here,
 one at a time, and read by up to Settings.ocr_processes Tesseract processes at once (each held to
 one thread: OMP_THREAD_LIMIT=1, pages in parallel rather than threads fighting over a page).
@@ -19,11 +21,14 @@ import io
 import logging
 import shutil
 import subprocess
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
+from html.parser import HTMLParser
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.config import Settings, child_env
@@ -163,43 +168,129 @@ def _render(page: pymupdf.Page, settings: Settings) -> tuple[bytes, float]:
     return pix.tobytes("pnm"), page.rect.width / pix.width
 
 
-def _tesseract(how: Plan, image: bytes) -> str:
-    """Tesseract's TSV for one page image (stdin → stdout); raises on failure."""
+def _tesseract(how: Plan, image: bytes) -> tuple[str, str]:
+    """Tesseract's TSV and hOCR for one page image (one recognition, both written to a private
+    temporary folder); raises on failure."""
     assert how.engine is not None
-    proc = subprocess.run([how.engine.cmd, "stdin", "stdout", "-l", how.languages, "--psm", "3", "tsv"],
-                          input=image, capture_output=True, timeout=PAGE_TIMEOUT_S,
-                          env=child_env(OMP_THREAD_LIMIT="1"))
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr.decode(errors="replace").strip()[:300] or f"exit {proc.returncode}")
-    return proc.stdout.decode("utf-8", errors="replace")
+    with tempfile.TemporaryDirectory(prefix="workbench-ocr-") as tmp:
+        base = Path(tmp) / "page"
+        proc = subprocess.run([how.engine.cmd, "stdin", str(base), "-l", how.languages, "--psm", "3", "tsv", "hocr"],
+                              input=image, capture_output=True, timeout=PAGE_TIMEOUT_S,
+                              env=child_env(OMP_THREAD_LIMIT="1"))
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.decode(errors="replace").strip()[:300] or f"exit {proc.returncode}")
+        return (base.with_suffix(".tsv").read_text("utf-8", errors="replace"),
+                base.with_suffix(".hocr").read_text("utf-8", errors="replace"))
 
 
-def _page_result(page: pymupdf.Page, number: int, tsv: str, scale: float, settings: Settings, how: Plan
-                 ) -> tuple[list[list[list[RawWord]]], PageOcr]:
+def _page_result(page: pymupdf.Page, number: int, read: tuple[str, str], scale: float, settings: Settings,
+                 how: Plan) -> tuple[list[list[list[RawWord]]], PageOcr]:
     assert how.engine is not None
-    blocks, confs = parse_tsv(tsv, scale, page.derotation_matrix, settings.ocr_low_confidence)
+    tsv, hocr = read
+    blocks, confs = parse_tsv(tsv, scale, page.derotation_matrix, settings.ocr_low_confidence,
+                              bands=parse_hocr_bands(hocr))
     return blocks, PageOcr(number, how.engine.name, how.languages, tuple(confs))
 
 
-def parse_tsv(tsv: str, scale: float, derotate, low: float) -> tuple[list[list[list[RawWord]]], list[float]]:
+Box = tuple[int, int, int, int]  # pixels: left, top, right, bottom
+
+
+@dataclass(frozen=True, slots=True)
+class LineBand:
+    """A text line's baseline and heights as Tesseract's hOCR gives them (pixels, y down): the
+    baseline runs through (left, bottom + offset) with `slope`; the line's letters reach
+    `height` from descender to ascender, `descent` of it below the baseline. The band never
+    leaves the line's box (top..bottom), which holds all of the line's ink."""
+
+    left: int
+    top: int
+    bottom: int
+    slope: float
+    offset: float
+    height: float
+    descent: float
+
+    def over(self, x0: float, x1: float) -> tuple[float, float]:
+        """The band's top and bottom over x0..x1 (its bounding box there, on a skewed line)."""
+        b0 = self.bottom + self.offset + self.slope * (x0 - self.left)
+        b1 = self.bottom + self.offset + self.slope * (x1 - self.left)
+        return (max(self.top, min(b0, b1) - (self.height - self.descent)),
+                min(self.bottom, max(b0, b1) + self.descent))
+
+
+_LINE_CLASSES = frozenset({"ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"})
+
+
+class _BandReader(HTMLParser):
+    """Each hOCR line's title ("bbox l t r b; baseline s o; x_size h; x_descenders d; …")."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.bands: dict[Box, LineBand] = {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if not _LINE_CLASSES.intersection((a.get("class") or "").split()):
+            return
+        props: dict[str, list[str]] = {}
+        for part in (a.get("title") or "").split(";"):
+            bits = part.split()
+            if len(bits) > 1:
+                props[bits[0]] = bits[1:]
+        try:
+            box = tuple(int(v) for v in props["bbox"])
+            slope, offset = (float(v) for v in props["baseline"])
+            height, descent = float(props["x_size"][0]), float(props["x_descenders"][0])
+        except (KeyError, ValueError):
+            return  # a line without a baseline keeps its words' own boxes
+        if len(box) == 4 and 0 <= descent < height:
+            self.bands[box] = LineBand(box[0], box[1], box[3], slope, offset, height, descent)  # type: ignore[arg-type]
+
+
+def parse_hocr_bands(hocr: str) -> dict[Box, LineBand]:
+    """Tesseract's hOCR → each line's LineBand, by the line's box (the same box as the TSV's
+    line row). Read as data with the standard library's HTML tokenizer: nothing is executed."""
+    reader = _BandReader()
+    reader.feed(hocr)
+    reader.close()
+    return reader.bands
+
+
+def parse_tsv(tsv: str, scale: float, derotate, low: float, bands: dict[Box, LineBand] | None = None
+              ) -> tuple[list[list[list[RawWord]]], list[float]]:
     """Tesseract's TSV → blocks (its paragraphs) → lines → words, in its reading order, boxes
     scaled from pixels to points and taken back to the unrotated page space; and each kept
     word's confidence (0..1), in the same order. Punctuation-only specks below `low` confidence
-    (dirt, staples, a margin's shadow) are dropped."""
+    (dirt, staples, a margin's shadow) are dropped. Where `bands` holds the word's line (by its
+    TSV line box), the word's box reaches from the line's ascenders to its descenders at that
+    word (never less than the word's own ink), like a text layer's word box."""
     Rect = mupdf().Rect
     blocks: dict[tuple[int, int, int], dict[int, list[tuple[RawWord, float]]]] = {}
+    line_band: dict[tuple[int, int, int, int], LineBand] = {}
     for row in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
-        if row.get("level") != "5":
+        level = row.get("level")
+        if level not in ("4", "5"):
             continue
         text = (row.get("text") or "").strip()
         try:
             conf = float(row["conf"]) / 100.0
             left, top, width, height = (int(row[k]) for k in ("left", "top", "width", "height"))
+            where = tuple(int(row[k]) for k in ("page_num", "block_num", "par_num", "line_num"))
         except (KeyError, TypeError, ValueError):
+            continue
+        if level == "4":
+            band = (bands or {}).get((left, top, left + width, top + height))
+            if band is not None:
+                line_band[where] = band  # type: ignore[index]
             continue
         if not text or conf < 0 or (conf < low and not any(c.isalnum() for c in text)):
             continue
-        r = Rect(left * scale, top * scale, (left + width) * scale, (top + height) * scale) * derotate
+        y0, y1 = float(top), float(top + height)
+        band = line_band.get(where)  # type: ignore[arg-type]
+        if band is not None:
+            b0, b1 = band.over(left, left + width)
+            y0, y1 = min(y0, b0), max(y1, b1)
+        r = Rect(left * scale, y0 * scale, (left + width) * scale, y1 * scale) * derotate
         key = (int(row["page_num"]), int(row["block_num"]), int(row["par_num"]))
         blocks.setdefault(key, {}).setdefault(int(row["line_num"]), []).append(
             ((r.x0, r.y0, r.x1, r.y1, text, 0, 0, 0), min(conf, 1.0)))
