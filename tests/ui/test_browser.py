@@ -113,6 +113,7 @@ def test_reviewer_uploads_runs_follows_a_citation_marks_it_unsupported_and_it_su
         assert re.search(r"[?&]run=[^&]+", page.url)
         page.get_by_role("heading", name="Review", exact=True).wait_for()
         expect_highlight(page, evidence_id, 2)
+        streamlit_idle(page)  # the viewer is drawn first (its highlight may be the first paint's): the card follows
         shown = " ".join(page.locator('[data-testid="stText"]').all_inner_texts())
         assert QUOTE in " ".join(shown.split())  # the quote as the PDF has it, line break included
 
