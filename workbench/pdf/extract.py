@@ -6,7 +6,8 @@ same words a reader of the page gets back (ligatures kept, no dehyphenation)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -123,13 +124,14 @@ def _median(values: list[float]) -> float:
     return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
 
 
-def _line_box(words: list[RawWord]) -> tuple[float, float, float, float]:
+def _line_box(words: Iterable[RawWord]) -> tuple[float, float, float, float]:
     """The words' bounding box. One explicit pass instead of four min/max generators (a third of
     page_blocks' time went there); the comparisons are min's and max's own (`<`, `>`, first kept
     on a tie), so the box is the same to the bit."""
-    w = words[0]
+    it = iter(words)
+    w = next(it)
     x0, y0, x1, y1 = w[0], w[1], w[2], w[3]
-    for w in words:
+    for w in it:
         if w[0] < x0:
             x0 = w[0]
         if w[1] < y0:
@@ -142,20 +144,8 @@ def _line_box(words: list[RawWord]) -> tuple[float, float, float, float]:
 
 
 def _bbox(block: list[list[RawWord]]) -> tuple[float, float, float, float]:
-    """The block's bounding box: its words' in reading order, as _line_box of them all."""
-    w = block[0][0]
-    x0, y0, x1, y1 = w[0], w[1], w[2], w[3]
-    for line in block:
-        for w in line:
-            if w[0] < x0:
-                x0 = w[0]
-            if w[1] < y0:
-                y0 = w[1]
-            if w[2] > x1:
-                x1 = w[2]
-            if w[3] > y1:
-                y1 = w[3]
-    return x0, y0, x1, y1
+    """The block's bounding box: its words' in reading order."""
+    return _line_box(chain.from_iterable(block))
 
 
 def _has_letter(block: list[list[RawWord]]) -> bool:
