@@ -121,9 +121,12 @@ def _page_info(wb: Workbench, doc_id: str) -> tuple[list[str], list[int]]:
         return _LABELS[doc_id]
     try:
         labels = wb.page_labels(doc_id)
-        ocr = [o.page for o in wb.document(doc_id).ocr_pages if o.words]
     except Exception:  # noqa: BLE001 - labels are an extra; the page numbers still work
         return [], []
+    try:
+        ocr = [o.page for o in wb.document(doc_id).ocr_pages if o.words]
+    except Exception:  # noqa: BLE001 - the toggle is an extra too; the pages still show
+        ocr = []
     _LABELS[doc_id] = (labels, ocr)
     while len(_LABELS) > _LABELS_MAX:
         _LABELS.popitem(last=False)
