@@ -168,15 +168,19 @@ class Workbench:
         """Each page's printed label ("" when unknown), e.g. "28" for PDF page 40."""
         return list(self.parsed(document_id).page_labels)
 
-    def page_words(self, document_id: str, page: int) -> list[tuple[float, float, float, float, str, int, int]]:
+    def page_words(self, document_id: str, page: int) -> list[tuple]:
         """The words of a 1-based page as (x0, y0, x1, y1, text, start, end): boxes in PDF points
         of the cropbox, offsets into the document's text. The viewer's selectable text layer is
-        built from these, so a selection maps to exact character offsets (add_evidence)."""
+        built from these, so a selection maps to exact character offsets (add_evidence). On a page
+        read by OCR each word also carries OCR's confidence (0..1) as an 8th element, so the
+        reviewer can see which words OCR was unsure of."""
         parsed = self.parsed(document_id)
         if not 1 <= page <= len(parsed.pages):
             raise IndexError(f"page {page} is outside 1..{len(parsed.pages)}")
         text = parsed.text
-        return [(w.x0, w.y0, w.x1, w.y1, text[w.start:w.end], w.start, w.end) for w in parsed.words_on(page)]
+        words = [(w.x0, w.y0, w.x1, w.y1, text[w.start:w.end], w.start, w.end) for w in parsed.words_on(page)]
+        confs = parsed.page_ocr_confidences(page)
+        return words if confs is None else [(*w, c) for w, c in zip(words, confs, strict=True)]
 
     @cached_property
     def _parsed_cache(self) -> ParsedCache:

@@ -1,6 +1,7 @@
 """A scanned contract in real Chromium (issue 42's "Must show"): the reviewer uploads a scan
 without a text layer, watches OCR read it page by page, asks a question, clicks the answer's
-citation, and sees the highlight box drawn over the words OCR read on the page image. Skips
+citation, and sees the highlight box drawn over the words OCR read on the page image; switched
+on, the viewer's "OCR text" layer shows what OCR read over each word's box. Skips
 when Tesseract is missing (fails under CI=true, where `make test` installs it)."""
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ QUESTION = "To what pressure must the main gear tires be inflated?"
 BOX_ON_PAGE = """(el) => { const p = el.parentElement.getBoundingClientRect(), b = el.getBoundingClientRect();
     return [(b.left - p.left) / p.width, (b.top - p.top) / p.height,
             (b.right - p.left) / p.width, (b.bottom - p.top) / p.height]; }"""
+SHOWN = """(el) => { const s = getComputedStyle(el); return [el.textContent, s.color, s.backgroundColor]; }"""
+CLEAR = "rgba(0, 0, 0, 0)"
 
 
 def test_an_uploaded_scan_is_read_by_ocr_with_progress_and_its_cited_quote_is_boxed_on_the_page_image(
@@ -55,7 +58,8 @@ def test_an_uploaded_scan_is_read_by_ocr_with_progress_and_its_cited_quote_is_bo
         chip = page.locator("button.wb-chip").first
         chip.wait_for(timeout=60_000)
         evidence_id = chip.inner_text().strip()
-        [run] = Workbench(Settings(data_dir=workspace)).runs()
+        wb = Workbench(Settings(data_dir=workspace))
+        [run] = wb.runs()
         ev = next(e for e in run.evidence if e.requirement_id == evidence_id)
         assert ev.span is not None and ev.span.read_by_ocr  # the cited quote is what OCR read
         assert "19 psi" in ev.exact_quote
@@ -71,4 +75,27 @@ def test_an_uploaded_scan_is_read_by_ocr_with_progress_and_its_cited_quote_is_bo
             assert el.get_attribute("data-page") == str(pno)
             assert el.evaluate(BOX_ON_PAGE) == pytest.approx([x0 / width, y0 / height, x1 / width, y1 / height],
                                                               abs=0.004)
+
+        # "OCR text" on: the quote's first word, as OCR read it, drawn legibly on its box over the
+        # page image; the words OCR was unsure of on that page marked, each with its confidence.
+        x0, y0, x1, y1, text, start, _end, _conf = next(w for w in wb.page_words(ev.document_id, ev.span.page)
+                                                        if w[5] >= ev.span.start)
+        layer = f'.wbv-page[data-page-number="{ev.span.page}"] .wbv-text.is-ocr'
+        word = page.locator(f'{layer} span[data-start="{start}"]')
+        word.wait_for(state="attached", timeout=30_000)
+        assert word.evaluate(SHOWN) == [text, CLEAR, CLEAR]  # off: invisible, selectable, as on any page
+        toggle = page.get_by_role("button", name="OCR text")
+        toggle.click()
+        assert toggle.get_attribute("aria-pressed") == "true"
+        shown_text, color, background = word.evaluate(SHOWN)
+        assert shown_text == text and color != CLEAR and background != CLEAR
+        assert word.evaluate(BOX_ON_PAGE) == pytest.approx([x0 / width, y0 / height, x1 / width, y1 / height],
+                                                           abs=0.01)
+        read = wb.document(ev.document_id).ocr_page(ev.span.page)
+        low = page.locator(f"{layer} span.low")
+        assert low.count() == read.low_confidence_words
+        if read.low_confidence_words:
+            assert re.fullmatch(r"Read by OCR, confidence 0\.\d\d \(below 0\.6\)", low.first.get_attribute("title"))
+        toggle.click()  # off again: the scan as it is
+        assert word.evaluate(SHOWN) == [text, CLEAR, CLEAR] and toggle.get_attribute("aria-pressed") == "false"
         page.close()

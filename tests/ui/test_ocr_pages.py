@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from tests.conftest import CountingOcr
 from tests.ui.conftest import shown
 from tests.ui.test_pages import app, on_page, texts
@@ -78,3 +80,48 @@ def test_the_review_queue_opens_on_a_doubtful_ocr_quote_and_says_why(data_dir, o
     [why] = [shown(w.value) for w in at.warning if "Read by OCR with low confidence" in w.value]
     assert "below 0.99" in why and "Words read below it: “" in why
     assert f"**{first.evidence.requirement_id}**" in page  # the card shows the queue's first item
+
+
+def test_the_viewer_gets_each_ocr_words_confidence_and_born_digital_pages_keep_their_rows(
+        ocr_workspace, data_dir, make_pdf, monkeypatch):
+    """Issue 42: the viewer's words for a page OCR read carry each word's confidence (an 8th
+    element, 0..1), the same figures the document's OCR record counts and averages, so the OCR
+    text layer can mark the words OCR was unsure of; a born-digital page's rows stay 7 long. The
+    viewer is told which pages OCR read, to offer its "OCR text" toggle only there."""
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
+
+    from workbench.config import Settings
+    from workbench.service import Workbench
+    from workbench.ui.viewer import routes
+    from workbench.ui.viewer.component import viewer_documents
+
+    wb, doc = ocr_workspace.wb, ocr_workspace.doc
+    digital = Workbench(Settings(data_dir=data_dir, index_on_ingest=False))
+    plain = digital.ingest(make_pdf(["The tenant shall pay rent monthly."], name="lease.pdf"), "lease.pdf")
+    serving = {doc.id: wb, plain.id: digital}
+    monkeypatch.setattr(routes, "_workbench", lambda: serving[current])
+    monkeypatch.setattr(routes, "_sign_in", lambda: False)
+    monkeypatch.setattr(routes, "_gate", None)
+    client = TestClient(Starlette(routes=routes.ROUTES))
+    low = wb.settings.ocr_low_confidence
+
+    current = doc.id
+    for read in wb.document(doc.id).ocr_pages:
+        rows = client.get(f"{routes.WORDS_ROUTE}/{doc.id}/{read.page}").json()
+        assert len(rows) == read.words > 0 and {len(r) for r in rows} == {8}
+        read_words = [w.text for w in wb.parsed(doc.id).words_on(read.page)]
+        assert [r[4] for r in rows] == read_words  # the same words, in the same order, as before
+        confs = [w[7] for w in wb.page_words(doc.id, read.page)]
+        assert all(0.0 <= c <= 1.0 for c in confs)
+        assert sum(confs) / len(confs) == pytest.approx(read.mean_confidence, abs=1e-4)
+        assert sum(c < low for c in confs) == read.low_confidence_words
+        assert [r[7] for r in rows] == pytest.approx(confs, abs=5e-4)
+    [viewed] = viewer_documents(wb, [doc.id])
+    assert viewed.ocr_pages == [o.page for o in wb.document(doc.id).ocr_pages] == [1, 2]
+
+    current = plain.id
+    rows = client.get(f"{routes.WORDS_ROUTE}/{plain.id}/1").json()
+    assert [r[4] for r in rows][:3] == ["The", "tenant", "shall"] and {len(r) for r in rows} == {7}
+    assert viewer_documents(digital, [plain.id])[0].ocr_pages == []
+    digital.store.dispose()

@@ -275,6 +275,16 @@ class ParsedDocument:
                     out.append(read.confidences[wi - lo])
         return out
 
+    def page_ocr_confidences(self, page: int) -> list[float] | None:
+        """Per word of words_on(page), in its order, OCR's confidence (0..1); None where the page
+        was not read by OCR. What the viewer's OCR text layer marks as uncertain."""
+        read = self.ocr.get(page)
+        if read is None:
+            return None
+        lo, hi = self._page_words[page - 1]
+        return [read.confidences[wi - lo] if wi - lo < len(read.confidences) else 0.0
+                for wi in range(lo, hi) if self.words[wi].page == page]
+
     def ocr_doubts(self, start: int, end: int, below: float) -> list[tuple[str, float]]:
         """The words of text[start:end] that OCR read with confidence below `below`, each with
         it, in reading order: the words a reviewer checks against the page image first."""

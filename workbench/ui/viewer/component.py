@@ -40,6 +40,8 @@ _component = st.components.v2.component(
         '<button data-act="in" title="Zoom in (+, Ctrl+wheel)" aria-label="Zoom in">+</button>'
         '<button data-act="width" title="Fit width (0)">Fit width</button>'
         '<button data-act="page" title="Fit page">Fit page</button>'
+        '<button data-act="ocr" class="wbv-ocr" aria-pressed="false" hidden title="Show the text OCR read on '
+        'the scanned pages, over each word\'s box; words it was unsure of are marked">OCR text</button>'
         '</div>'
         '<div class="wbv-msg" role="status" hidden></div>'
         '<div class="wbv-scroll" tabindex="0" aria-label="PDF pages"></div>'
@@ -97,31 +99,38 @@ def evidence_highlights(evidence: Iterable[Evidence]) -> list[dict]:
 
 
 class ViewerDocument(BaseModel):
-    """A document the viewer can show without a rerun: its id, the name it shows in the toolbar
-    and each page's printed label."""
+    """A document the viewer can show without a rerun: its id, the name it shows in the toolbar,
+    each page's printed label and the pages OCR read (the viewer offers their OCR text layer)."""
 
     id: str
     name: str = ""
     labels: list[str] = Field(default_factory=list)
+    ocr_pages: list[int] = Field(default_factory=list)  # 1-based
 
 
-_LABELS: OrderedDict[str, list[str]] = OrderedDict()  # document id (its bytes' SHA-256) -> page labels
+# document id (its bytes' SHA-256) -> (page labels, pages read by OCR)
+_LABELS: OrderedDict[str, tuple[list[str], list[int]]] = OrderedDict()
 _LABELS_MAX = 256
 
 
-def _page_labels(wb: Workbench, doc_id: str) -> list[str]:
-    """A document's printed page labels, remembered: a run's every document is named on each of
-    the page's runs, and reading them from the parse cache would churn it for a run over many."""
+def _page_info(wb: Workbench, doc_id: str) -> tuple[list[str], list[int]]:
+    """A document's printed page labels and the pages OCR read, remembered: a run's every
+    document is named on each of the page's runs, and reading them from the parse cache would
+    churn it for a run over many."""
     if doc_id in _LABELS:
         return _LABELS[doc_id]
     try:
         labels = wb.page_labels(doc_id)
     except Exception:  # noqa: BLE001 - labels are an extra; the page numbers still work
-        return []
-    _LABELS[doc_id] = labels
+        return [], []
+    try:
+        ocr = [o.page for o in wb.document(doc_id).ocr_pages if o.words]
+    except Exception:  # noqa: BLE001 - the toggle is an extra too; the pages still show
+        ocr = []
+    _LABELS[doc_id] = (labels, ocr)
     while len(_LABELS) > _LABELS_MAX:
         _LABELS.popitem(last=False)
-    return labels
+    return labels, ocr
 
 
 def viewer_documents(wb: Workbench, document_ids: Iterable[str],
@@ -131,8 +140,11 @@ def viewer_documents(wb: Workbench, document_ids: Iterable[str],
     numbers only)."""
     if names is None:
         names = {d.id: d.filename for d in wb.documents()}
-    return [ViewerDocument(id=doc_id, name=names.get(doc_id, doc_id[:12]), labels=_page_labels(wb, doc_id))
-            for doc_id in dict.fromkeys(document_ids)]
+    out = []
+    for doc_id in dict.fromkeys(document_ids):
+        labels, ocr = _page_info(wb, doc_id)
+        out.append(ViewerDocument(id=doc_id, name=names.get(doc_id, doc_id[:12]), labels=labels, ocr_pages=ocr))
+    return out
 
 
 def pdf_viewer(
@@ -154,6 +166,7 @@ def pdf_viewer(
     documents: list[ViewerDocument] | None = None,
     cites: dict[str, str] | None = None,
     hint: str = "",
+    ocr_low: float | None = None,
 ) -> ViewerEvents:
     """Mount the viewer. `height=None` fills the window's height less `fill_offset` px.
     `labels`: each page's printed label (shown beside the page number; the page box accepts
@@ -175,7 +188,12 @@ def pdf_viewer(
 
     The caption above the toolbar names what is shown: the document, the target and where it is
     (`cites`: evidence id -> its citation, "p. 8"), then `hint`. The viewer writes it (as text)
-    whenever its target moves, so it follows a J/K, row or chip at once, not one run later."""
+    whenever its target moves, so it follows a J/K, row or chip at once, not one run later.
+
+    A document with pages read by OCR (ViewerDocument.ocr_pages) gets an "OCR text" toggle in
+    the toolbar: on, those pages' text layer is drawn visibly over each word's box, and words read
+    with confidence below `ocr_low` (default Settings.ocr_low_confidence) are marked, their
+    confidence in a tooltip. Selection and "Add as evidence" are the same either way."""
     renderer = get_renderer()
     # Signed in: the routes serve a document's pages only with a link minted for this session.
     ident = state.identity()
@@ -188,9 +206,14 @@ def pdf_viewer(
         if d.id in docs:  # the shown one, named again in `documents`
             docs[d.id]["name"] = docs[d.id]["name"] or d.name
             docs[d.id]["labels"] = docs[d.id]["labels"] or d.labels
+            docs[d.id]["ocr"] = docs[d.id]["ocr"] or d.ocr_pages
             continue
         docs[d.id] = {"sizes": renderer.page_sizes(d.id), "labels": d.labels, "name": d.name,
-                      "link": links.mint(ident, d.id, now=now) if ident else ""}
+                      "link": links.mint(ident, d.id, now=now) if ident else "", "ocr": d.ocr_pages}
+    if ocr_low is None:
+        from workbench.config import get_settings
+
+        ocr_low = get_settings().ocr_low_confidence
     current = docs.get(document_id) if document_id else None
     data = {
         "document_id": document_id,
@@ -213,6 +236,7 @@ def pdf_viewer(
         "ack": st.session_state.get(_ack_key(key), 0),
         "cites": cites or {},
         "hint": hint,
+        "ocr_low": ocr_low,
     }
     # `stale`: the viewer's link ran out (a reviewer idle past its expiry); the rerun this
     # trigger causes mints a fresh one.

@@ -1,5 +1,5 @@
 """The HTTP routes the viewer loads from (mounted by serve.py via st.App): page images, and
-each page's words for the selectable text layer.
+each page's words for the selectable text layer (with OCR's per-word confidence on a page it read).
 
 Both serve document content, so with sign-in on each request needs a viewer link the app minted
 for a signed-in session (access.py), and the account must still be in the store. Every request
@@ -120,9 +120,10 @@ def _image(doc_id: str, page: int, request: Request) -> Response:
 
 
 def _words(doc_id: str, page: int, request: Request) -> Response:
-    words = _workbench().page_words(doc_id, page)
-    body = json.dumps([[round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2), t, s, e]
-                       for x0, y0, x1, y1, t, s, e in words], ensure_ascii=False, separators=(",", ":")).encode()
+    # [x0, y0, x1, y1, text, start, end], and OCR's confidence as an 8th element on a page it read.
+    rows = [[round(w[0], 2), round(w[1], 2), round(w[2], 2), round(w[3], 2), *w[4:7], *(round(c, 3) for c in w[7:])]
+            for w in _workbench().page_words(doc_id, page)]
+    body = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode()
     return Response(body, media_type="application/json", headers=_NO_STORE if _sign_in() else _WORDS)
 
 

@@ -13,6 +13,11 @@
 // The app gives every document the page may show (data.documents: page sizes, labels, a signed
 // link each) and every item's boxes, each naming its document: a selection in another document
 // rebuilds the pages here for that document and lands on the box, without waiting for a rerun.
+//
+// Pages read by OCR (data.documents[id].ocr) get an "OCR text" toggle: on, their text layer is
+// drawn visibly (each word over its box, on a light background) and words OCR read below
+// data.ocr_low are marked with their confidence; the same spans, so selecting and adding evidence
+// work as before. The choice is kept for the tab (sessionStorage), across pages and reruns.
 const LOAD_MARGIN = "800px 0px";
 const KEEP_MARGIN = "4000px 0px";
 const LOAD_DELAY_MS = 60;
@@ -221,6 +226,8 @@ function buildChrome(st, parentElement) {
   st.cap = wrap.querySelector(".wbv-cap");
   st.addBtn = wrap.querySelector(".wbv-add");
   st.msg = wrap.querySelector(".wbv-msg");
+  st.ocrBtn = bar.querySelector(".wbv-ocr");
+  if (st.ocrOn === undefined) st.ocrOn = ocrRemembered();
   if (wrap._wired) return;
   wrap._wired = true;
   bar.addEventListener("click", e => {
@@ -232,6 +239,7 @@ function buildChrome(st, parentElement) {
     else if (act === "page") { setScale(st, fitScale(st, "page"), "page"); goToPage(st, st.current || 1); }
     else if (act === "prev") goToPage(st, (st.current || 1) - 1);
     else if (act === "next") goToPage(st, (st.current || 1) + 1);
+    else if (act === "ocr") { st.ocrOn = !st.ocrOn; ocrRemember(st.ocrOn); showOcr(st); }
   });
   st.pageInput.addEventListener("keydown", e => {
     e.stopPropagation(); // typed characters are not the app's keyboard shortcuts
@@ -408,7 +416,9 @@ async function loadWords(st, div, tries = 0) {
   const w = +div.dataset.w, h = +div.dataset.h;
   const frag = document.createDocumentFragment();
   let prev = null;
-  for (const [x0, y0, x1, y1, text, start, end] of words) {
+  // An 8th element, OCR's confidence, on a page OCR read: the layer the "OCR text" toggle shows.
+  if (words.some(r => r.length > 7)) layer.classList.add("is-ocr");
+  for (const [x0, y0, x1, y1, text, start, end, conf] of words) {
     if (prev && (Math.abs(prev[1] - y0) > 2 || x0 < prev[2])) frag.appendChild(document.createElement("br"));
     else if (prev) frag.appendChild(document.createTextNode(" "));
     const span = document.createElement("span");
@@ -422,10 +432,45 @@ async function loadWords(st, div, tries = 0) {
     span.style.top = `${(100 * y0) / h}%`;
     span.style.fontSize = `calc(var(--wbv-scale) * ${fh.toFixed(2)}px)`;
     span.style.transform = `scaleX(${((x1 - x0) / tw).toFixed(4)})`;
+    if (typeof conf === "number") {
+      span.dataset.conf = conf.toFixed(2);
+      if (conf < st.ocrLow) span.classList.add("low");
+    }
     frag.appendChild(span);
     prev = [x0, y0, x1];
   }
   layer.appendChild(frag);
+  if (layer.classList.contains("is-ocr")) ocrTitles(st, layer);
+}
+
+function ocrRemembered() {
+  try { return window.sessionStorage.getItem("wbv-ocr-text") === "on"; } catch (_) { return false; }
+}
+
+function ocrRemember(on) {
+  try { window.sessionStorage.setItem("wbv-ocr-text", on ? "on" : "off"); } catch (_) { /* private mode */ }
+}
+
+// The toggle is offered for a document with pages OCR read; on, their text layers are visible.
+function showOcr(st) {
+  const info = (st.doc && st.docs[st.doc]) || {};
+  const offered = !!(info.ocr && info.ocr.length);
+  const on = offered && !!st.ocrOn;
+  st.ocrBtn.hidden = !offered;
+  st.ocrBtn.setAttribute("aria-pressed", on ? "true" : "false");
+  st.wrap.classList.toggle("ocr-on", on);
+  st.wrap.dataset.ocrText = on ? "on" : "off";
+  for (const layer of st.root.querySelectorAll(".wbv-text.is-ocr")) ocrTitles(st, layer);
+}
+
+// Shown, each OCR word says how sure OCR was (a tooltip); hidden, the invisible layer says nothing.
+function ocrTitles(st, layer) {
+  const on = st.wrap.classList.contains("ocr-on");
+  for (const span of layer.querySelectorAll("span[data-conf]")) {
+    if (!on) { span.removeAttribute("title"); continue; }
+    const low = span.classList.contains("low");
+    span.title = `Read by OCR, confidence ${span.dataset.conf}${low ? ` (below ${st.ocrLow})` : ""}`;
+  }
 }
 
 function unload(div) {
@@ -634,6 +679,7 @@ function selectHere(st, id) {
   if (here) {
     if (boxes[0].doc !== st.doc) {
       build(st, boxes[0].doc);
+      showOcr(st);
       st.target = id;
       drawHighlights(st, h => selectHere(st, h));
       warmAll(st);
@@ -738,6 +784,7 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   st.appDoc = data.document_id;
   st.cites = data.cites || {};
   st.hint = data.hint || "";
+  st.ocrLow = typeof data.ocr_low === "number" ? data.ocr_low : 0.6;
   const links = Object.values(st.docs).map(d => d.link || "").join(" ");
   if (links !== st.links) { // minted together, up to a minute ago
     st.links = links;
@@ -754,6 +801,7 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
     st.of.textContent = "";
     st.label.textContent = "";
     wrap.classList.add("is-empty");
+    showOcr(st);
     shown(st);
     return;
   }
@@ -773,6 +821,7 @@ export default function ({ data, parentElement, setTriggerValue, setStateValue }
   st.highlights = data.highlights || [];
   drawHighlights(st, id => selectHere(st, id));
   caption(st);
+  showOcr(st);
   warmAll(st);
   const token = `${data.document_id}|${data.target}|${data.page}|${data.scroll_token}`;
   if (!behind && st.token !== token) {
