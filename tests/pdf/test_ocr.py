@@ -13,7 +13,7 @@ from workbench.config import Settings
 from workbench.models import sha256_text
 from workbench.pdf import open_pdf
 from workbench.pdf.cache import CachedDocument
-from workbench.pdf.ocr import parse_hocr_bands, parse_tsv
+from workbench.pdf.ocr import Plan, parse_hocr_bands, parse_tsv
 
 # Typed from the scan (page 1 breaks it over two lines; page 2 has it on one).
 QUOTE_P1 = "The 6.00X6 tires and the extended nose fork (702067-501) must be installed in conjunction."
@@ -206,3 +206,31 @@ def test_the_whole_german_form_ingests_with_every_page_read_in_german(corpus: Pa
     assert progress[-1] == (8, 8) and len(progress) == 8
     parsed = wb.parsed(doc.id)
     assert "Erdgasleitung" in parsed.text and "Prüfdruck" in parsed.text
+
+
+def _fake_tesseract(tmp_path: Path, body: str) -> Plan:
+    """A stand-in `tesseract` that runs `body` (sh) and then writes an empty TSV and hOCR."""
+    from workbench.pdf.ocr import Engine
+
+    cmd = tmp_path / "tesseract"
+    cmd.write_text(f'#!/bin/sh\ncat >/dev/null\n{body}\nprintf "level\\n" > "$2.tsv"\nprintf "" > "$2.hocr"\n')
+    cmd.chmod(0o755)
+    return Plan(Engine(str(cmd), "0", frozenset({"eng"})), "eng", None)
+
+
+@pytest.mark.parametrize(("body", "fails"), [
+    ("true", None),                               # reads the page at once
+    ("sleep 2", None),                            # waits (a loaded machine) without using the CPU: not failed
+    ("while :; do :; done", "s of CPU on the page"),  # spins: stopped by its CPU time, with the reason said
+])
+def test_a_page_fails_on_the_cpu_time_tesseract_spends_not_on_the_wall_clock(tmp_path, monkeypatch, body, fails):
+    from workbench.pdf import ocr
+
+    monkeypatch.setattr(ocr, "PAGE_CPU_S", 1)
+    how = _fake_tesseract(tmp_path, body)
+    if fails is None:
+        tsv, hocr = ocr._tesseract(how, b"P5 1 1 255\n\x00")
+        assert tsv.startswith("level") and hocr == ""
+    else:
+        with pytest.raises(RuntimeError, match=fails):
+            ocr._tesseract(how, b"P5 1 1 255\n\x00")

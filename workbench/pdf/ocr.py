@@ -16,10 +16,13 @@ a page without text, as before, and the warning says why."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import logging
+import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections import deque
@@ -40,7 +43,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PAGE_TIMEOUT_S = 300  # one page; a hung Tesseract must not hold an ingest forever
+# One page: a Tesseract that has used this much CPU time on it is stuck, not slow. CPU time, not
+# wall-clock: on a loaded machine (or one paused) a page waits its turn without being failed. The
+# wall-clock limit only catches a process that never gets the CPU at all.
+PAGE_CPU_S = 300
+PAGE_WALL_S = 1800
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,11 +181,21 @@ def _tesseract(how: Plan, image: bytes) -> tuple[str, str]:
     assert how.engine is not None
     with tempfile.TemporaryDirectory(prefix="workbench-ocr-") as tmp:
         base = Path(tmp) / "page"
-        proc = subprocess.run([how.engine.cmd, "stdin", str(base), "-l", how.languages, "--psm", "3", "tsv", "hocr"],
-                              input=image, capture_output=True, timeout=PAGE_TIMEOUT_S,
-                              env=child_env(OMP_THREAD_LIMIT="1"))
+        proc = subprocess.Popen([how.engine.cmd, "stdin", str(base), "-l", how.languages, "--psm", "3", "tsv", "hocr"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=child_env(OMP_THREAD_LIMIT="1"))
+        with contextlib.suppress(OSError):  # the kernel stops it at PAGE_CPU_S seconds of CPU (SIGXCPU)
+            resource.prlimit(proc.pid, resource.RLIMIT_CPU, (PAGE_CPU_S, PAGE_CPU_S + 5))
+        try:
+            _out, err = proc.communicate(image, timeout=PAGE_WALL_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise RuntimeError(f"Tesseract did not finish the page in {PAGE_WALL_S} s") from None
         if proc.returncode != 0:
-            raise RuntimeError(proc.stderr.decode(errors="replace").strip()[:300] or f"exit {proc.returncode}")
+            if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+                raise RuntimeError(f"Tesseract used {PAGE_CPU_S} s of CPU on the page without finishing")
+            raise RuntimeError(err.decode(errors="replace").strip()[:300] or f"exit {proc.returncode}")
         return (base.with_suffix(".tsv").read_text("utf-8", errors="replace"),
                 base.with_suffix(".hocr").read_text("utf-8", errors="replace"))
 
