@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from train.build_pairs import CORPUS, QUESTIONS, gold_ranges, overlaps, sentences, split_of  # noqa: E402
-from train.calibrate import auc  # noqa: E402
+from train.calibrate_rel import auc  # noqa: E402
 
 OUT = ROOT / "workbench" / "judgment" / "topics.npz"
 # Questions we wrote so that a kind is found however a reader words it: the two first ones because
