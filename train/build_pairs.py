@@ -157,6 +157,21 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
           "October", "November", "December"]
 
 
+def wordings() -> dict[str, list[str]]:
+    """Every wording of each category's question we have: build_pairs' paraphrases, the
+    clause-topic bank's (train/fit_topics.py EXTRA_BANK) and CUAD's own description. With the
+    paraphrases alone (2–3 a category) the model learned the wordings, not the question: "Which
+    body of law did the parties choose to govern this contract?" read −2.1 against a governing-law
+    clause that "What law governs this agreement?" read +2.8."""
+    try:
+        from train.fit_topics import EXTRA_BANK, descriptions
+    except ImportError:  # run as a script
+        from fit_topics import EXTRA_BANK, descriptions  # type: ignore[no-redef]
+    desc = descriptions()
+    return {c: list(dict.fromkeys([*qs, *EXTRA_BANK.get(c, []), *([desc[c]] if c in desc else [])]))
+            for c, qs in QUESTIONS.items()}
+
+
 def date_words(ans: str) -> str | None:
     """'5/8/14' -> 'May 8, 2014'; None when the answer is not a plain m/d/yy date."""
     m = re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{2,4})", ans.strip())

@@ -30,26 +30,11 @@ import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 try:
+    from train.build_pairs import wordings
     from train.train_nli import base_model_dir, common_args, fit
 except ImportError:  # run as a script: train/ is on sys.path, not the repository root
+    from build_pairs import wordings  # type: ignore[no-redef]
     from train_nli import base_model_dir, common_args, fit  # type: ignore[no-redef]
-
-
-def wordings() -> dict[str, list[str]]:
-    """Every wording of each category's question we have: build_pairs' paraphrases, the
-    clause-topic bank's (train/fit_topics.py EXTRA_BANK) and CUAD's own description. With the
-    paraphrases alone (2–3 a category) the model learned the wordings, not the question: "Which
-    body of law did the parties choose to govern this contract?" read −2.1 against a governing-law
-    clause that "What law governs this agreement?" read +2.8."""
-    try:
-        from train.build_pairs import QUESTIONS
-        from train.fit_topics import EXTRA_BANK, descriptions
-    except ImportError:  # run as a script
-        from build_pairs import QUESTIONS  # type: ignore[no-redef]
-        from fit_topics import EXTRA_BANK, descriptions  # type: ignore[no-redef]
-    desc = descriptions()
-    return {c: list(dict.fromkeys([*qs, *EXTRA_BANK.get(c, []), *([desc[c]] if c in desc else [])]))
-            for c, qs in QUESTIONS.items()}
 
 
 def load(path: Path, rng: random.Random, limit: int | None = None) -> list[dict]:

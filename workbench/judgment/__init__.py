@@ -5,7 +5,9 @@
 - `facts`: facts (jurisdictions, dates, periods, amounts, percentages) read and compared
   deterministically, so a claim is supported only by a span that states the same fact.
 - `topics`: the clause-topic model (which kind of clause a question asks about).
-- `model`: a learned cross-encoder (relevance, support), shipped but not yet the product's scorer.
+- `model`: the learned cross-encoders: the support model (supported / contradicted / not stated),
+  which the engine's judge reads (ModelJudge), and the loader of a relevance model that is
+  trained and measured but not the engine's reader (BENCHMARKS.md "Relevance model").
 
 Submodules load on first use (`from workbench.judgment import model`), so reading a gate or the
 settings never loads onnxruntime. UI-free; no torch at run time."""
@@ -16,8 +18,7 @@ import importlib
 from typing import Any
 
 _LAZY = {"Fact": "facts", "FactCheck": "facts", "compare": "facts", "extract": "facts",
-         "Judgement": "model", "ModelJudge": "model", "judge_support": "model", "rationale": "model",
-         "relevance": "model", "support": "model"}
+         "Judgement": "model", "ModelJudge": "model", "judge_support": "model"}
 
 __all__ = sorted(_LAZY)
 

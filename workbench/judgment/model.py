@@ -32,41 +32,40 @@ MAX_TOKENS = 128  # the length the model was trained at
 TOKEN_BUDGET = 4096  # padded tokens per ONNX call
 
 
-class SupportModel:
-    """A loaded model: tokenizer, ONNX session, calibration. Thread-safe; batches by length;
-    remembers the last few thousand pairs (a run scores the same spans in several stages)."""
+class CrossEncoder:
+    """A fine-tuned MiniLM cross-encoder run as int8 ONNX: tokenizer and session, batched by
+    length; `outputs` logits a pair. Thread-safe. The support and relevance models are two."""
 
-    def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 2, memory: int = 20_000):
+    def __init__(self, model_dir: Path, outputs: int, threads: int = 2, what: str = "support model",
+                 memory: int = 20_000, rebuild: str = "make train"):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        files = {n: model_dir / n for n in ("model.int8.onnx", "tokenizer.json", "calibration.json")}
-        for f in files.values():
+        self.files = {n: model_dir / n for n in ("model.int8.onnx", "tokenizer.json", "calibration.json")}
+        for f in self.files.values():
             if not f.is_file():
-                raise ConfigError(f"The support model file {f} is missing: it is committed with the project "
-                                  f"(rebuild it with `make train`).")
-        self.tokenizer = Tokenizer.from_file(str(files["tokenizer.json"]))
+                raise ConfigError(f"The {what} file {f} is missing: it is committed with the project "
+                                  f"(rebuild it with `{rebuild}`).")
+        self.outputs = outputs
+        self.tokenizer = Tokenizer.from_file(str(self.files["tokenizer.json"]))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="longest_first")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(files["model.int8.onnx"]), opts, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(self.files["model.int8.onnx"]), opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
-        cal = json.loads(files["calibration.json"].read_text())
-        self.temperature = float(cal.get("temperature", 1.0))
-        self.bias = np.asarray(cal.get("bias", [0.0, 0.0, 0.0]), np.float64)
-        self.stack: dict = cal.get("stack") or {}
+        self.calibration = json.loads(self.files["calibration.json"].read_text())
         self._lock = threading.Lock()
         self._memory: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._max = memory
 
-    def logits(self, claim: str, spans: Sequence[str]) -> np.ndarray:
-        """Raw logits, one row per span, columns in LABELS' order."""
-        out = np.zeros((len(spans), len(LABELS)), np.float32)
+    def logits(self, text: str, spans: Sequence[str]) -> np.ndarray:
+        """Raw logits, one row per span."""
+        out = np.zeros((len(spans), self.outputs), np.float32)
         if not len(spans):
             return out
-        encs = self.tokenizer.encode_batch([(claim or " ", s or " ") for s in spans])
+        encs = self.tokenizer.encode_batch([(text or " ", s or " ") for s in spans])
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
         i = 0
         while i < len(order):
@@ -84,9 +83,42 @@ class SupportModel:
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
             with self._lock:
                 res = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
-            out[batch] = res.reshape(len(batch), -1)[:, :len(LABELS)]
+            out[batch] = res.reshape(len(batch), -1)[:, :self.outputs]
             i += n
         return out
+
+    def calibrated(self, logits: np.ndarray) -> np.ndarray:
+        """What is remembered of a pair: the raw logits here; a subclass may map them."""
+        return logits.astype(np.float64)
+
+    def scored(self, text: str, spans: Sequence[str]) -> np.ndarray:
+        """Calibrated outputs, one row per span, remembered by (text, span)."""
+        keys = [(text, s) for s in spans]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._memory))
+        if todo:
+            by_text: dict[str, list[str]] = {}
+            for c, s in todo:
+                by_text.setdefault(c, []).append(s)
+            for c, ss in by_text.items():
+                for s, p in zip(ss, self.calibrated(self.logits(c, ss)), strict=True):
+                    self._memory[(c, s)] = p
+            while len(self._memory) > self._max:
+                self._memory.popitem(last=False)
+        if not keys:
+            return np.zeros((0, self.outputs), np.float64)
+        return np.stack([self._memory[k] for k in keys])
+
+
+class SupportModel(CrossEncoder):
+    """The support model: calibrated P(supported, contradicted, not stated) of a (claim, span);
+    remembers the last few thousand pairs (a run scores the same spans in several stages)."""
+
+    def __init__(self, model_dir: Path = MODEL_DIR, threads: int = 2, memory: int = 20_000):
+        super().__init__(model_dir, len(LABELS), threads, "support model", memory)
+        cal = self.calibration
+        self.temperature = float(cal.get("temperature", 1.0))
+        self.bias = np.asarray(cal.get("bias", [0.0, 0.0, 0.0]), np.float64)
+        self.stack: dict = cal.get("stack") or {}
 
     def calibrated(self, logits: np.ndarray) -> np.ndarray:
         z = logits.astype(np.float64) / self.temperature + self.bias
@@ -96,20 +128,7 @@ class SupportModel:
 
     def probabilities(self, claim: str, spans: Sequence[str]) -> np.ndarray:
         """Calibrated P(supported, contradicted, not stated), one row per span."""
-        keys = [(claim, s) for s in spans]
-        todo = list(dict.fromkeys(k for k in keys if k not in self._memory))
-        if todo:
-            by_claim: dict[str, list[str]] = {}
-            for c, s in todo:
-                by_claim.setdefault(c, []).append(s)
-            for c, ss in by_claim.items():
-                for s, p in zip(ss, self.calibrated(self.logits(c, ss)), strict=True):
-                    self._memory[(c, s)] = p
-            while len(self._memory) > self._max:
-                self._memory.popitem(last=False)
-        if not keys:
-            return np.zeros((0, len(LABELS)), np.float64)
-        return np.stack([self._memory[k] for k in keys])
+        return self.scored(claim, spans)
 
 
 @lru_cache(maxsize=2)
@@ -181,8 +200,9 @@ class ModelJudge:
     """The judge behind `ask`, `verify` and Check a draft (workbench.judgment.scores.Judge): support
     and contradiction from the support model on the MODEL_TOP_K spans the lexical judge finds
     closest; relevance, the clause-topic reading, closeness and evidence ranking stay the lexical
-    judge's (the support model has no relevance head: BENCHMARKS.md "Support model"), which it
-    wraps. Loading it fails with a ConfigError naming the missing file."""
+    judge's, which it wraps (a relevance model was trained and measured, and did not win in the
+    product: BENCHMARKS.md "Relevance model"). Loading it fails with a ConfigError naming the
+    missing file."""
 
     def __init__(self, lexical, model_dir: Path | str | None = None, top_k: int = MODEL_TOP_K):
         self.lexical = lexical
@@ -230,3 +250,38 @@ class ModelJudge:
     def contradiction(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                       ) -> np.ndarray:
         return self.probabilities(claim, spans, weights)[:, 1].astype(np.float32)
+
+
+RELEVANCE_DIR = Path(__file__).resolve().parents[2] / "train" / "out" / "relevance_model"
+
+
+class RelevanceModel(CrossEncoder):
+    """A relevance model: P(a contract span answers the question), a cross-encoder fine-tuned on
+    cuad-train's category questions and clauses (`make train-relevance`: train/train_rel.py, then
+    train/calibrate_rel.py, which fits the calibration on the calib split). Not the engine's
+    reader: in `ask` on held-out contracts it found more gold clauses whole and answered fewer
+    absent categories NO_AUTHORITATIVE_EVIDENCE (BENCHMARKS.md "Relevance model"), so the lexical
+    judge keeps relevance; this loads the model for the training scripts and benches. Its logit
+    becomes a probability beside the lexical judge's (calibration.json "stack"), or alone."""
+
+    def __init__(self, model_dir: Path = RELEVANCE_DIR, threads: int = 2, memory: int = 20_000):
+        super().__init__(model_dir, 1, threads, "relevance model", memory, "make train-relevance")
+        self.slope = float(self.calibration.get("slope", 1.0))
+        self.bias = float(self.calibration.get("bias", 0.0))
+        self.stack: dict = self.calibration.get("stack") or {}
+
+    def logit(self, question: str, spans: Sequence[str]) -> np.ndarray:
+        return self.scored(question, spans)[:, 0]
+
+    def probabilities(self, z: np.ndarray, lexical: np.ndarray | None = None) -> np.ndarray:
+        """P(answers) from the model's logits `z`, with the lexical judge's P where given."""
+        if self.stack and lexical is not None:
+            w = self.stack["w"]
+            return 1 / (1 + np.exp(-(w[0] * z + w[1] * _logit(lexical) + self.stack["b"])))
+        return 1 / (1 + np.exp(-(z * self.slope + self.bias)))
+
+
+@lru_cache(maxsize=2)
+def get_relevance_model(model_dir: str | None = None, threads: int = default("embed_threads")) -> RelevanceModel:
+    """The relevance model, loaded once per folder and thread count."""
+    return RelevanceModel(Path(model_dir) if model_dir else RELEVANCE_DIR, threads=threads)
