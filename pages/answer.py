@@ -185,6 +185,7 @@ with right, st.container(key="wb_viewer_pane"):
                    scroll_token=st.session_state.get(state.SCROLL_TOKEN, 0), height=None, fill_offset=110,
                    key="answer_viewer", order=chip_ids, on_select=answer_selected,
                    # the caption (document, item, its page) follows a chip at once: the viewer writes it
-                   cites={e.requirement_id: e.span.cite for e in shown if e.span})
+                   cites={e.requirement_id: e.span.cite for e in shown if e.span},
+                   ocr_low=wb.settings.ocr_low_confidence)
         st.page_link(state.PAGE_REVIEW, label=f"Review {ev.requirement_id}", icon=":material/rule:",
                      query_params=state.deep_link_params(run.run_id, ev.requirement_id))

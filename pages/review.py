@@ -137,6 +137,7 @@ with right, st.container(key="wb_viewer_pane"):
         # The caption (document, item, its page) is the viewer's: it follows J/K, a row, at once.
         cites={s.evidence.requirement_id: s.evidence.span.cite for s in items if s.evidence.span},
         hint="J/K next/previous · select text to add it as evidence",
+        ocr_low=wb.settings.ocr_low_confidence,
     )
     if events.add:
         add_selection(events.add)

@@ -178,7 +178,8 @@ def cell_viewer(c: TableCell) -> None:
                documents=viewer_documents(wb, [e.document_id for e in [target, *shown]],
                                           {k: d.filename for k, d in by_id.items()}),
                target=target.requirement_id, page=target.span.page if target.span else None, height=560,
-               key="table_viewer", order=ids, cites={e.requirement_id: e.span.cite for e in shown if e.span})
+               key="table_viewer", order=ids, cites={e.requirement_id: e.span.cite for e in shown if e.span},
+               ocr_low=wb.settings.ocr_low_confidence)
 
 
 def detail(view: TableView) -> None:

@@ -10,11 +10,12 @@ answer a question about termination for convenience. A cross-encoder reads the q
 span together.
 
 Data: train/build_pairs.py's relevance rows ("rel") of cuad-train's train split only: a category
-question (drawn from all its wordings: `wordings`) with a gold sentence (1), with another category's clause in the
-same contract, BM25-similar sentences and a random one (0), with the most similar sentence where the
-category is absent (0), and off-topic questions (0). Held out: cuad-train's calib split (fits the
-combination with the lexical judge, workbench/judgment/relevance_model.py) and test split, and the
-question wordings of bench/data/clause_questions.tsv, which no paraphrase here repeats.
+question (drawn from all its wordings: build_pairs.wordings) with a gold sentence (1), with another
+category's clause in the same contract, BM25-similar sentences and a random one (0), with the most
+similar sentence where the category is absent (0), and off-topic questions (0). Held out:
+cuad-train's calib split (fits the combination with the lexical judge: train/calibrate_rel.py) and
+test split, and the question wordings of bench/data/clause_questions.tsv, which no wording here
+repeats. Not shipped: BENCHMARKS.md "Relevance model".
 
     .venv-train/bin/python train/train_rel.py --data train/out/pairs.jsonl --out train/out/rel-ckpt
 """

@@ -44,8 +44,7 @@ class CrossEncoder:
         self.files = {n: model_dir / n for n in ("model.int8.onnx", "tokenizer.json", "calibration.json")}
         for f in self.files.values():
             if not f.is_file():
-                raise ConfigError(f"The {what} file {f} is missing: it is committed with the project "
-                                  f"(rebuild it with `{rebuild}`).")
+                raise ConfigError(f"The {what} file {f} is missing (build it with `{rebuild}`).")
         self.outputs = outputs
         self.tokenizer = Tokenizer.from_file(str(self.files["tokenizer.json"]))
         self.tokenizer.no_padding()

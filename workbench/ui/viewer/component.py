@@ -166,7 +166,7 @@ def pdf_viewer(
     documents: list[ViewerDocument] | None = None,
     cites: dict[str, str] | None = None,
     hint: str = "",
-    ocr_low: float | None = None,
+    ocr_low: float,
 ) -> ViewerEvents:
     """Mount the viewer. `height=None` fills the window's height less `fill_offset` px.
     `labels`: each page's printed label (shown beside the page number; the page box accepts
@@ -192,7 +192,7 @@ def pdf_viewer(
 
     A document with pages read by OCR (ViewerDocument.ocr_pages) gets an "OCR text" toggle in
     the toolbar: on, those pages' text layer is drawn visibly over each word's box, and words read
-    with confidence below `ocr_low` (default Settings.ocr_low_confidence) are marked, their
+    with confidence below `ocr_low` (pages pass Settings.ocr_low_confidence) are marked, their
     confidence in a tooltip. Selection and "Add as evidence" are the same either way."""
     renderer = get_renderer()
     # Signed in: the routes serve a document's pages only with a link minted for this session.
@@ -210,10 +210,6 @@ def pdf_viewer(
             continue
         docs[d.id] = {"sizes": renderer.page_sizes(d.id), "labels": d.labels, "name": d.name,
                       "link": links.mint(ident, d.id, now=now) if ident else "", "ocr": d.ocr_pages}
-    if ocr_low is None:
-        from workbench.config import get_settings
-
-        ocr_low = get_settings().ocr_low_confidence
     current = docs.get(document_id) if document_id else None
     data = {
         "document_id": document_id,
