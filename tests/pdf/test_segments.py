@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from workbench.pdf import open_pdf
+from workbench.pdf.segment import _goes_on
 
 CONTRACT = (
     "ARTICLE 1\nDEFINITIONS\n\n"
@@ -432,3 +435,36 @@ def test_a_references_heading_over_no_entries_ends_no_section():
     assert _matter(bib, 0, True) == "References"
     assert _matter([seg("heading", "Abstract")], 0, True) is None  # after section 1: a body heading, not the front
     assert _matter([seg("heading", "Abstract")], 0, False) == "Abstract"
+
+
+@pytest.mark.parametrize(("a", "b", "goes_on"), [
+    # accepts: the sentence runs on over the break
+    ("try to resolve the dispute within twenty (20)", "days from the date that a Party first gives notice", True),
+    ("as set out in the Schedule [Exhibit A]", "and in each Statement of Work", True),
+    ("shall pay the fees described in Section 4 and", "Exhibit B within thirty days", True),
+    # rejects: a bracket, a stop or an item's end closes it
+    ("the following terms shall have the meanings (as defined)", "(ii) Affiliate means", False),
+    ("the Parties shall meet in good faith (see Section 9)", "The Vendor shall then", False),
+    ("the Vendor shall deliver the Products on time.", "days from the date", False),
+    ("each party shall bear its own costs; and", "the other party shall", False),
+    ("(20)", "days from the date", False),
+    ("each report lists the reader's Name (first, middle, surname)", "o Address Information and the reader's email", False),
+    ("the federal program of information security [44 USC 3552]", "information system\n[44 USC 3502]", False),
+])
+def test_a_sentence_goes_on_over_a_break_where_the_next_block_cannot_open_one(a: str, b: str, goes_on: bool):
+    """A block that ends without a sentence end runs on into the next when the next cannot open a
+    sentence: "… within twenty (20)" | "days from the date …" was cut in two at the bracket."""
+    assert _goes_on(a, b) is goes_on
+
+
+def test_an_item_cut_after_a_number_in_brackets_is_one_sentence(corpus: Path):
+    """The escalation item "(i) The contact persons … within twenty (20)" | "days from the date …"
+    (a blank line between) was quoted without its period's unit; its section is 4.8 of a
+    "1.0, 1.1, 2.0" numbering, not "1.2 Term of Agreement" (the last section read before 2.0)."""
+    doc = open_pdf(next((corpus / "cuad" / "pdf").glob("AtnInternationalInc_20191108*")))
+    item = _seg_with(doc, "The contact persons of both Parties shall work in good faith")
+    assert " ".join(item.text.split()).endswith("within twenty (20) days from the date that a Party first gives "
+                                                "notice that a dispute has occurred.")
+    assert item.heading == "4.8 Dispute Resolution."
+    tops = [s.label for s in doc.sections() if s.level == 1][:3]
+    assert tops == ["1.0 Scope", "2.0 Definitions", "3.0 General Terms"]

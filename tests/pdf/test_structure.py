@@ -76,3 +76,18 @@ def test_the_tree_from_numbered_lines():
     labels = {at: label for at, label, _titled in label_changes(sections)}
     assert labels[40] == "2. Term" and labels[70] is None
     assert isinstance(sections[0], Section)
+
+
+def test_a_numbering_with_point_zero_sections_nests_its_clauses():
+    """"1.0 Scope", "1.1 …", "2.0 Definitions", "2.1 …": N.0 is section N, so 2.0 goes on from 1.0
+    and its clauses sit under it (read as key (2, 0) under no open "2", every section after 1.2 was
+    refused and 1.2 held the rest of the contract)."""
+    cands = [(0, 1, "1.0 Scope", True), (10, 1, "1.1 Scope of Agreement. Vendor shall build.", False),
+             (20, 1, "1.2 Term of Agreement. The Term is five years.", False), (30, 1, "2.0 Definitions", True),
+             (40, 1, "2.1 Affiliate. “Affiliate” means a Person.", False), (50, 2, "3.0 General Terms", True),
+             (60, 2, "3.1 Amendments. No amendment is valid unless signed.", False)]
+    sections = build(cands, [], 100)
+    assert [(s.number, s.key, s.level, s.start, s.end) for s in sections] == [
+        ("1.0", (1,), 1, 0, 30), ("1.1", (1, 1), 2, 10, 20), ("1.2", (1, 2), 2, 20, 30),
+        ("2.0", (2,), 1, 30, 50), ("2.1", (2, 1), 2, 40, 50), ("3.0", (3,), 1, 50, 100), ("3.1", (3, 1), 2, 60, 100)]
+    assert [s.label for s in sections if s.level == 1] == ["1.0 Scope", "2.0 Definitions", "3.0 General Terms"]

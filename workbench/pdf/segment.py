@@ -402,7 +402,7 @@ def _opens_item(text: str, mark: str) -> bool:
 # under" | page footer | "Texas law, then …") goes on in the next block.
 _GOES_ON = OPEN_WORDS | {"and", "or", "nor", "but", "shall", "must", "may", "will", "would", "should", "can", "could", "is",
                           "are", "be", "been", "was", "were", "has", "have"}
-_ITEM_START = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]\s|[•·▪◦●■–-])")
+_ITEM_START = re.compile(r"^\s*(?:\(?(?:\d+(?:\.\d+)*|[a-zA-Z]|[ivxlcIVXLC]{1,6})[.)]\s|[•·▪◦●■–-]|o\s)")  # "o ": a Wingdings bullet read as a letter
 REJOIN_MIN_WORDS = 5  # a shorter block end is a table cell or a label, not a sentence going on
 # The next item's marker after an item's end, with its item on the next page or block: the marker
 # goes with its item, and the sentence runs on into the block that holds it.
@@ -412,16 +412,21 @@ _MARK_AT_END = re.compile(r"(?:[;:,\u037e]|\b(?:and|or))\s+\(?(?:[ivxlc]{1,6}|[a
 def _goes_on(a: str, b: str) -> bool:
     """Whether the sentence ending block text `a` runs on into `b`, the next block's first
     sentence: `a` ends without a sentence end, on a comma or a word no sentence ends on, or `b`
-    opens in lower case; `b` is not a list item. A list item ending "; and" is followed by the
+    opens in lower case; `b` is not a list item. After a closing bracket it goes on only into a
+    lower-case line of running text ("twenty (20)" | "days from the date …"). A list item ending "; and" is followed by the
     next item, and a hyphen goes on only into a lower-case word ("arti-" | "Unrestricted …" is
     the next column's paragraph)."""
     a = a.rstrip().rstrip("\"'\u201d\u2019")  # '… entitled “Infringement,”' ends on its comma
     if _MARK_AT_END.search(a) and len(a.split()) >= REJOIN_MIN_WORDS:
         return b[:1].isalpha()  # "… outside the Ono Territory, or (ii)" | page break | "against Third Party …"
-    if not a or a[-1] in ".!?:;\u037e)]" or len(a.split()) < REJOIN_MIN_WORDS:
+    if not a or a[-1] in ".!?:;\u037e" or len(a.split()) < REJOIN_MIN_WORDS:
         return False
     if not b[:1].isalpha() or _ITEM_START.match(b):
         return False
+    if a[-1] in ")]":  # "… within twenty (20)" | "days from the date …": a bracket ends no sentence,
+        # but a glossary's "[44 USC 3552]" | "information system" and a table's "(Long distance)" |
+        # "included" end an entry: the next line must read as running text
+        return b[:1].islower() and len(b.split("\n", 1)[0].split()) >= REJOIN_MIN_WORDS
     if re.search(r"[;\u037e]\s*(?:and|or)$", a):  # a list item's end (";" may be U+037E): the next item follows
         return False
     if a[-1] in "-\u2013":  # a word broken over the break goes on in lower case

@@ -85,7 +85,10 @@ def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] |
         if not heading and not rest[:1].isupper() and rest[:1] not in ('“', '"'):
             return None
         printed = t[:m.start(3)].strip() if rest else t
-        return printed, tuple(int(x) for x in num.split(".")), rest
+        key = tuple(int(x) for x in num.split("."))
+        while len(key) > 1 and key[-1] == 0:
+            key = key[:-1]  # "2.0 Definitions" is section 2 of a "1.0, 1.1, 1.2, 2.0" numbering
+        return printed, key, rest
     if heading and (m := _ROMAN_LABEL.match(t) or _ROMAN.match(t)):
         printed = t[:m.start(2)].strip() if m.group(2) else t
         return printed, (roman(m.group(1)),), m.group(2)
