@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from workbench.text import sentence_spans
+import pytest
+
+from workbench.text import clause_bounds, sentence_spans
 
 
 def test_an_item_number_on_its_own_line_opens_the_next_item():
@@ -24,3 +26,20 @@ def test_an_answer_sentence_opening_with_an_ellipsis_is_a_sentence_of_its_own():
               "identified as RC [REQ-S003].")
     assert split_sentences(answer) == ["The Buyer shall pay each invoice within sixty days [REQ-C002].",
                                        "… do all applicable actions identified as RC [REQ-S003]."]
+
+
+@pytest.mark.parametrize(("text", "clauses"), [
+    # bounds after , ; : and before and/or, unless, provided that
+    ("Either party may terminate on notice, and the other shall pay; unless waived",
+     ["Either party may terminate on notice,", "and the other shall pay;", "unless waived"]),
+    # none inside brackets: a parenthetical is one node
+    ("Obligations (including those in “Laws,” “Construction,” and “Taxes”) will survive, and the rest ends",
+     ["Obligations (including those in “Laws,” “Construction,” and “Taxes”) will survive,", "and the rest ends"]),
+    ("Fees [as adjusted, and net of credits] are due; interest accrues",
+     ["Fees [as adjusted, and net of credits] are due;", "interest accrues"]),
+    # a stray closing bracket opens nothing
+    ("ii) the Vendor shall deliver, and AT&T shall pay", ["ii) the Vendor shall deliver,", "and AT&T shall pay"]),
+])
+def test_a_clause_begins_after_a_comma_or_a_conjunction_but_never_inside_brackets(text: str, clauses: list[str]):
+    cuts = [0, *clause_bounds(text), len(text)]
+    assert [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)] == clauses

@@ -129,9 +129,21 @@ def split_sentences(text: str) -> list[str]:
 
 def clause_bounds(text: str, start: int = 0, end: int | None = None) -> list[int]:
     """Offsets where a clause may begin inside text[start:end] (after , ; : and/or, and at "unless" or
-    "provided that")."""
+    "provided that"), never inside brackets opened after `start`: a parenthetical is a node of its
+    own ("… this Agreement (including the Sections entitled “Compliance with Laws,” …) will survive"
+    was cut after "Laws,”", dropping what survives)."""
     end = len(text) if end is None else end
-    return [m.end() for m in _CLAUSE_END.finditer(text, start, end)]
+    out, depth, at = [], 0, start
+    for m in _CLAUSE_END.finditer(text, start, end):
+        for ch in text[at:m.start()]:
+            if ch in "([":
+                depth += 1
+            elif ch in ")]" and depth:
+                depth -= 1
+        at = m.start()
+        if not depth:
+            out.append(m.end())
+    return out
 
 
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
