@@ -275,8 +275,8 @@ def _part_reads_whole(text: str, s: int, e: int, cut: int, cuts: Sequence[int], 
     return True
 
 
-WHOLE_MAX_FACTOR = 2  # a sentence no clause boundary can trim is quoted whole up to this many times max_words
-WHOLE_WORDS = 80  # a sentence of up to this many words is quoted whole (issue 39: units are structure nodes)
+WHOLE_MAX_FACTOR = 3  # a sentence no clause boundary can trim is quoted whole up to this many times max_words
+WHOLE_WORDS = 120  # a sentence of up to this many words is quoted whole (issue 39: units are structure nodes)
 
 
 def fit_unit(text: str, s0: int, e0: int, terms: set[str], min_words: int, max_words: int
