@@ -266,7 +266,11 @@ def main() -> int:
                              "confidence": run.answer.grounding_confidence,
                              "verified": [{"id": e.requirement_id, "page": e.span.page if e.span else None,
                                            "section": e.section_heading, "quote": e.exact_quote} for e in ev],
-                             "gold": g, "answer": run.answer.final_answer, "ask_s": round(dt, 3), "first_ask": k == 0})
+                             "gold": g, "answer": run.answer.final_answer, "ask_s": round(dt, 3), "first_ask": k == 0,
+                             # what the gates and the badge read, so a threshold can be replayed on stored rows
+                             "answers": run.answer.answers_question,
+                             "judged": [{"id": v.requirement_id, "verified": v.verified, "score": round(v.score, 4),
+                                         "reason": v.rejection_reason} for v in run.verifications]})
                 rows.append(row)
                 log.write(json.dumps(row) + "\n")
                 log.flush()
