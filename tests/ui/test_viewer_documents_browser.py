@@ -26,9 +26,11 @@ class HeldApp:
         self.held = False
         self.queue: list = []
         self.server = None
+        self.connections = 0
         page.route_web_socket(re.compile(r"/_stcore/stream"), self._route)
 
     def _route(self, ws) -> None:
+        self.connections += 1  # more than one: the page reconnected (a new session) mid-test
         self.server = ws.connect_to_server()
         ws.on_message(lambda msg: self.queue.append(msg) if self.held else self.server.send(msg))
 
@@ -66,6 +68,16 @@ def card(page, rid: str):
     return page.get_by_test_id("stMarkdownContainer").locator("strong", has_text=re.compile(f"^{rid}$")).first
 
 
+def catches_up(page, app: HeldApp, rid: str, log) -> None:
+    """The app's rerun names `rid` on the Review card; on failure, say why (a reconnect, the app's log)."""
+    try:
+        card(page, rid).wait_for(timeout=60_000)
+    except Exception as exc:  # noqa: BLE001 - re-raised with what the app said
+        tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
+        raise AssertionError(f"the card never named {rid} (websocket connections: {app.connections}); "
+                             f"app log:\n{tail}") from exc
+
+
 def test_j_k_and_a_grid_row_into_the_other_document_land_without_a_rerun(tmp_path, browser, make_pdf,  # noqa: F811
                                                                          monkeypatch):
     from workbench.config import get_settings
@@ -100,7 +112,7 @@ def test_j_k_and_a_grid_row_into_the_other_document_land_without_a_rerun(tmp_pat
         assert app.release() >= 1, "the viewer told the app (its messages were held back)"
 
         # The app catches up: the card names the item shown; the viewer stays.
-        card(page, there).wait_for(timeout=30_000)
+        catches_up(page, app, there, tmp_path / "app.log")
         streamlit_idle(page)
         shows(page, where, there)
 
@@ -110,7 +122,7 @@ def test_j_k_and_a_grid_row_into_the_other_document_land_without_a_rerun(tmp_pat
         grid.locator(".ag-row [col-id='ID']", has_text=order[0]).first.click()
         shows(page, where, order[0])
         assert app.release() >= 1
-        card(page, order[0]).wait_for(timeout=30_000)
+        catches_up(page, app, order[0], tmp_path / "app.log")
         streamlit_idle(page)
         shows(page, where, order[0])
         page.close()
