@@ -34,6 +34,24 @@ def test_ingest_json_prints_one_object_per_file(make_pdf, capsys, data_dir):
     assert all(r.keys() >= INGEST_KEYS and r["has_text_layer"] and r["pages_without_text"] == [] for r in rows)
 
 
+AGREEMENT = ("MASTER SUPPLY AGREEMENT. This Agreement is entered into by and between the parties hereto. WHEREAS the "
+             "Supplier wishes to supply Goods to the Buyer, the parties agree as follows. This Agreement is governed by "
+             "the laws of the State of Delaware. Either party may terminate this Agreement on written notice. "
+             "IN WITNESS WHEREOF the parties have signed this Agreement as of the Effective Date.")
+
+
+def test_a_document_typed_by_no_one_is_typed_from_its_words_as_the_app_does(make_pdf, capsys, data_dir):
+    """A contract ingested from the command line without --source-type is a contract (its clause
+    topics then count towards relevance), not "other"; a type named on the command line wins."""
+    code, rows, _ = run(["ingest", str(make_pdf([AGREEMENT], name="msa.pdf")), "--json"], capsys)
+    assert code == 0 and rows[0]["source_type"] == "contract"
+    code, rows, _ = run(["ingest", str(make_pdf([TEXT], name="memo.pdf")), "--json"], capsys)
+    assert code == 0 and rows[0]["source_type"] == "other"  # no clear signal: other
+    code, rows, _ = run(["ingest", str(make_pdf([AGREEMENT, TEXT], name="typed.pdf")), "--source-type", "policy",
+                         "--json"], capsys)
+    assert code == 0 and rows[0]["source_type"] == "policy"
+
+
 def test_ingest_scanned_and_encrypted_corpus_files(corpus, capsys, data_dir, monkeypatch):
     monkeypatch.setenv("WORKBENCH_OCR", "off")  # named as scanned; tests/pdf/test_ocr_cli.py reads it by OCR
     scanned = corpus / "pdfs/scanned/grumman-service-kit-1974_scanned.pdf"

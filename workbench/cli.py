@@ -227,7 +227,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         return _submit(wb, args, [dict(kind="ask", questions=questions, backend=args.backend,
                                        paths=[p for p, i in stored.items() if not i],
                                        document_ids=[i for i in stored.values() if i])])
-    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=_pdf_password(args), source_type=args.source_type or "other").id
+    doc_ids = [_stored_id(wb, p) or wb.ingest(p, password=_pdf_password(args), source_type=args.source_type).id
                for p in paths]
 
     def progress(ev) -> None:
@@ -236,7 +236,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print(f"[{ev.question_index + 1}/{ev.question_total}] {ev.stage} {ev.status}{said} {counts}".rstrip(),
               file=sys.stderr)
 
-    runs = wb.ask(questions, doc_ids, backend=args.backend or wb.settings.backend, source_type=args.source_type,
+    runs = wb.ask(questions, doc_ids, backend=args.backend or wb.settings.backend, source_type=_run_type(args),
                   on_event=progress if sys.stderr.isatty() else None)
     trails = [r.audit_trail() for r in runs]
     if out is None:
@@ -709,7 +709,7 @@ def _submit(wb, args: argparse.Namespace, jobs: list[dict[str, Any]]) -> int:
         raise UsageError("sign-in is on: queue jobs as an account, with --as NAME and the password from "
                          "WORKBENCH_PASSWORD (or the first line of stdin)")
     for spec in jobs:
-        info = wb.submit(password=_pdf_password(args), source_type=getattr(args, "source_type", None),
+        info = wb.submit(password=_pdf_password(args), source_type=getattr(args, "source_type", "auto"),
                          identity=identity, **spec)
         if args.json:
             emit([{"job_id": info.job_id}])
@@ -959,6 +959,15 @@ def _table_export(wb, table_id: str, args: argparse.Namespace) -> int:
 # --- parser ----------------------------------------------------------------------------------
 TABLE_ACTIONS = ("show", "export", "list", "correct", "review", "relate")
 SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
+TYPE_CHOICES = ["auto", *SOURCE_TYPES]
+AUTO_HELP = ("auto (default): read from the document's first pages (an agreement -> contract, an act -> statute; "
+             "other when unclear), as the app does; a PDF stored before keeps its type")
+
+
+def _run_type(args) -> str | None:
+    """The --source-type a run is asked with: None for auto (each document's own type)."""
+    t = getattr(args, "source_type", "auto")
+    return None if t == "auto" else t
 EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
 
 
@@ -977,8 +986,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ingest", help="open PDFs, report pages, text layer and warnings")
     s.add_argument("files", nargs="+", metavar="FILE")
     _pdf_password_options(s)
-    s.add_argument("--source-type", choices=SOURCE_TYPES,
-                   help="default: the stored copy's type, else other")
+    s.add_argument("--source-type", choices=TYPE_CHOICES, default="auto", help=AUTO_HELP)
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
     s.add_argument("--as", dest="as_", metavar="NAME", help=QUEUE_AS_HELP)
     s.add_argument("--json", action="store_true")
@@ -999,7 +1007,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--questions", metavar="FILE", help="one question per line; writes a JSON list")
     s.add_argument("--backend", default=None, help="rules (default, offline) or openai")
     s.add_argument("--out", metavar="OUT.json")
-    s.add_argument("--source-type", choices=SOURCE_TYPES)
+    s.add_argument("--source-type", choices=TYPE_CHOICES, default="auto",
+                   help=AUTO_HELP + "; a type named here also sets the evidence IDs' prefix")
     _pdf_password_options(s)
     s.add_argument("--queue", action="store_true", help="queue it for `workbench worker` (WORKBENCH_QUEUE_URL) and print the job id")
     s.add_argument("--as", dest="as_", metavar="NAME", help=QUEUE_AS_HELP)
@@ -1124,8 +1133,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "and stale cells run")
     s.add_argument("--name", help="the table's name (default: the checklist's file name)")
     s.add_argument("--backend", default=None, help="rules (default, offline) or openai")
-    s.add_argument("--source-type", choices=SOURCE_TYPES, default=None,
-                   help="for PDFs not stored yet (default other)")
+    s.add_argument("--source-type", choices=TYPE_CHOICES, default="auto", help=AUTO_HELP)
     s.add_argument("--timeout", type=float, default=None, metavar="S", help="stop waiting for cells after S seconds")
     s.add_argument("--format", choices=["xlsx", "csv", "json"], help="export: the file format")
     s.add_argument("--out", metavar="PATH", help="export: the file to write")

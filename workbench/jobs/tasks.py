@@ -56,7 +56,8 @@ def perform(wb, info: JobInfo, payload: dict[str, Any], event: Callable[[StageEv
             update(progress=progress_of(ev), message=describe(ev))
 
         runs = wb.ask(questions, doc_ids, backend=payload.get("backend") or wb.settings.backend,
-                      source_type=payload.get("source_type"), on_event=on_event,
+                      source_type=None if payload.get("source_type") == "auto" else payload.get("source_type"),
+                      on_event=on_event,
                       run_ids=run_ids_for(info.job_id, len(questions)))
         return info.model_copy(update={"document_ids": doc_ids, "run_ids": [r.run_id for r in runs], "progress": 1.0})
     if kind == "verify":
