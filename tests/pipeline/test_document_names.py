@@ -46,3 +46,19 @@ def test_an_llms_sentences_over_two_documents_name_their_document_too(make_pdf, 
     cited = next(e for e in run.evidence if e.requirement_id == s.citations[0])
     assert s.text == f"In the {run.document_titles[cited.document_id]}: Contractors store records on laptops " \
                      f"[{cited.requirement_id}]."
+
+
+def test_a_document_that_says_nothing_on_the_question_is_named_as_silent(make_pdf, settings):  # noqa: F811
+    """Asked across two documents, one answers and one is silent: the answer cites the one, and
+    missing evidence names the other, so an analyst never reads silence as agreement."""
+    a = open_pdf(make_pdf(["Laptop Policy\n\nContractors must store customer records on encrypted company laptops "
+                           "during every field visit."], name="laptop_policy.pdf"))
+    b = open_pdf(make_pdf(["Catering Terms\n\nThe caterer shall deliver lunch to the office by noon on each "
+                           "working day, and invoices are payable within thirty days."], name="catering_terms.pdf"))
+    run = ask("Where must contractors store customer records during field visits?", [a, b], settings)
+    assert run.answer.sentences and all(s.text.startswith("In the laptop policy: ") for s in run.answer.sentences)
+    assert run.answer.missing_evidence == [
+        "A passage in the catering terms that addresses: Where must contractors store customer records during field "
+        "visits? (none of its passages was verified)"]
+    both = ask("Where must contractors store customer records during field visits?", [a, a], settings)
+    assert both.answer.missing_evidence == []  # one document asked twice: nothing silent

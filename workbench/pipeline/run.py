@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections import Counter
 from typing import Any
@@ -315,6 +316,8 @@ def run_question(question: str, docs: list[ParsedDoc], *, retriever, backend: Ba
                               + _unused_words_hint(question, docs))
             answer.missing_evidence = [f"A passage in {_kinds(docs, source_type)} that addresses: {question}"] \
                 + _unsearchable(docs)
+    elif len(docs) > 1 and not run.failures:
+        answer.missing_evidence += _silent_documents(docs, verified, run.document_titles, question)
     run.answer = answer
     run.usage = _usage_delta(usage_before, backend.usage() or {})
     if verified and not answer.final_answer:
@@ -374,6 +377,17 @@ def _unused_words_hint(question: str, docs: list[ParsedDoc]) -> str:
     listed = ", ".join(f"'{w.removesuffix(chr(39) + 's')}'" for w in unused[:5])
     return (f" The documents never use {listed}: if they say it in other words, ask in those (the judge reads "
             "the documents' words); if they do not, they likely do not address it.")
+
+
+def _silent_documents(docs: list[ParsedDoc], verified: list[Evidence], titles: dict[str, str],
+                      question: str) -> list[str]:
+    """In a run over several documents, those none of whose passages was verified: an analyst
+    asking across a data room must see which documents say nothing, not only what the others say."""
+    have = {e.document_id for e in verified}
+    named = {d.document.id: re.sub(r"^the\s+", "", titles.get(d.document.id) or d.document.filename, flags=re.I)
+             for d in docs}
+    return [f"A passage in the {named[d]} that addresses: {question} (none of its passages was verified)"
+            for d in dict.fromkeys(d.document.id for d in docs) if d not in have]
 
 
 def _unsearchable(docs: list[ParsedDoc]) -> list[str]:
