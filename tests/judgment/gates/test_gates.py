@@ -47,6 +47,23 @@ def test_hedge(quote, words):
         assert hit.reason == "requires_inference" and f"'{words}'" in hit.rationale
 
 
+HEDGE_BY_SOURCE = [  # (quote, source type, rejected): a contract's hedge words are terms of art
+    ("This Agreement will automatically terminate if a Party becomes unable generally to pay its debts as they "
+     "become due.", "contract", False),  # an insolvency trigger
+    ("Confidential Information does not include information that is generally available to the public.",
+     "contract", False),  # a confidentiality exclusion
+    ("Access restrictions are likely in place for most contractor systems.", "policy", True),  # guidance hedging
+    ("Cirrhosis is usually compensated at diagnosis.", "other", True),
+    ("Cirrhosis is usually compensated at diagnosis.", "paper", True),
+]
+
+
+@pytest.mark.parametrize(("quote", "source_type", "rejected"), HEDGE_BY_SOURCE)
+def test_hedge_reads_guidance_not_contracts(quote, source_type, rejected):
+    hit = GATES["hedge"](QuoteInput(Q, quote, 0.9, UnitInfo(), relevant=0.5, source_type=source_type))
+    assert (hit is not None) is rejected
+
+
 FRAGMENT = [  # (quote, lead-in, passes)
     ("Either party may terminate this Agreement upon notice.", "", True),
     ("(b) the tenth anniversary of the first sale.", "", True),  # an enumerator opens an item

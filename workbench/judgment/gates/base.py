@@ -16,6 +16,7 @@ class QuoteInput:
     relevance: float  # the judge's P(answers the question), read after the unit's lead-in
     unit: UnitInfo = field(default_factory=UnitInfo)
     relevant: float = 0.5  # Settings.judgment.relevant
+    source_type: str = ""  # the evidence item's (models.SOURCE_TYPES): some gates read only some kinds of text
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,12 @@ usually compensated"), answered questions unchanged (16/20); on CUAD it costs on
 there includes a term and a condition, not hedges ("generally accepted accounting principles",
 "likely to adversely affect"). Kept for seed 000's "requires inference" criterion; a reader of
 meaning (issue 40) should replace its word list.
+
+Not for contracts: a contract's hedge words are operative terms of art, not hedges ("unable
+generally to pay its debts as they become due" is an insolvency trigger, "generally available to
+the public" a confidentiality exclusion, "generally accepted accounting principles" a standard),
+and the replay above shows the gate gains nothing on contracts (NAE unchanged) while it costs a
+gold clause; on regulations and guidance, where it rejects real hedges, it stays.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ NAME = "hedge"
 
 
 def check(inp: QuoteInput) -> GateResult | None:
+    if inp.source_type == "contract":
+        return None
     h = hedged(inp.quote)
     if h:
         return GateResult(NAME, "requires_inference", f"Answers the question (relevance {inp.relevance:.2f}) but is "
