@@ -16,7 +16,7 @@ import numpy as np
 
 from workbench.config import JudgmentSettings
 from workbench.text import content_terms
-from workbench.text.terms import FUNCTION_WORDS, embed_form, stem
+from workbench.text.terms import FUNCTION_WORDS, embed_form, same_family, stem
 from workbench.text.weights import TermWeights, weights_for
 
 # The defaults of Settings.judgment (described there), for readers handed no settings; the
@@ -321,8 +321,12 @@ def _content_stem(word: str) -> str | None:
 
 
 def coverage(terms: set[str], span_terms: set[str], weights: TermWeights | None = None) -> float:
-    """The share of `terms` the span contains: IDF-weighted in the span's document when its
-    weights are known, else every word alike."""
+    """The share of `terms` the span contains, a term counting where the span has a word of its
+    family (text.terms.same_family: "warranti" in "... represents and warrants"): IDF-weighted in
+    the span's document when its weights are known, else every word alike."""
+    missing = terms - span_terms
+    if missing:
+        span_terms = span_terms | {t for t in missing if any(same_family(t, s) for s in span_terms)}
     if weights is not None:
         return weights.coverage(terms, span_terms)
     return len(terms & span_terms) / len(terms) if terms else 0.0

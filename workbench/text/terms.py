@@ -44,6 +44,21 @@ def stem(word: str) -> str:
     return s[:-2] if s.endswith("ur") and len(s) >= 6 else s
 
 
+FAMILY_MIN = 6  # the shorter stem of a family: shorter ones ("term", "part") begin too many words
+FAMILY_GAP = 3  # letters the longer stem may add: a suffix, not another word
+
+
+def same_family(a: str, b: str) -> bool:
+    """Whether two stems are one word family that Porter leaves apart: the longer one is the
+    shorter (at least FAMILY_MIN letters) with a suffix of at most FAMILY_GAP letters ("warrant"
+    for "warrants", "warranti" for "warranties"; "licens" and "licensor"; "contract" and
+    "contractor"). A question's "warranties" is then found in "represents and warrants"."""
+    if a == b:
+        return True
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= FAMILY_MIN and len(long_) - len(short) <= FAMILY_GAP and long_.startswith(short)
+
+
 def norm(text: str) -> str:
     """NFKC (PDF ligatures like 'ﬁ', full-width forms), casefolded, one space between words."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
