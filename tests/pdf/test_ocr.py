@@ -234,3 +234,22 @@ def test_a_page_fails_on_the_cpu_time_tesseract_spends_not_on_the_wall_clock(tmp
     else:
         with pytest.raises(RuntimeError, match=fails):
             ocr._tesseract(how, b"P5 1 1 255\n\x00")
+
+
+WIDENED = [  # (a line's boxes in pixels, the boxes after) — one-letter words at 40 px tall: at least 14 wide
+    ([(100, 0, 200, 40), (220, 0, 222, 40), (240, 0, 300, 40)],  # "was a day": "a" 2 px at its right edge
+     [(100, 0, 200, 40), (208, 0, 222, 40), (240, 0, 300, 40)]),  # grows 12 px leftward, into the gap
+    ([(100, 0, 200, 40), (203, 0, 205, 40), (240, 0, 300, 40)],  # the word before 3 px away
+     [(100, 0, 200, 40), (200, 0, 214, 40), (240, 0, 300, 40)]),  # up to it, the rest rightward
+    ([(100, 0, 200, 40), (201, 0, 203, 40), (204, 0, 300, 40)],  # hemmed in on both sides
+     [(100, 0, 200, 40), (200, 0, 204, 40), (204, 0, 300, 40)]),  # never over a neighbour
+    ([(50, 0, 52, 40), (70, 0, 120, 40)], [(38, 0, 52, 40), (70, 0, 120, 40)]),  # first on its line: leftward
+    ([(100, 0, 110, 20), (130, 0, 200, 40)], [(100, 0, 110, 20), (130, 0, 200, 40)]),  # wide enough for its height
+]
+
+
+@pytest.mark.parametrize(("boxes", "after"), WIDENED)
+def test_a_sliver_of_a_one_letter_word_box_grows_to_a_letters_width(boxes, after):
+    from workbench.pdf.ocr import _widened
+
+    assert [pytest.approx(b) for b in after] == _widened(boxes)

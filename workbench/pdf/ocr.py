@@ -307,16 +307,45 @@ def parse_tsv(tsv: str, scale: float, derotate, low: float, bands: dict[Box, Lin
         if band is not None:
             b0, b1 = band.over(left, left + width)
             y0, y1 = min(y0, b0), max(y1, b1)
-        r = Rect(left * scale, y0 * scale, (left + width) * scale, y1 * scale) * derotate
         key = (int(row["page_num"]), int(row["block_num"]), int(row["par_num"]))
         blocks.setdefault(key, {}).setdefault(int(row["line_num"]), []).append(
-            ((r.x0, r.y0, r.x1, r.y1, text, 0, 0, 0), min(conf, 1.0)))
+            ((float(left), y0, float(left + width), y1, text, 0, 0, 0), min(conf, 1.0)))
     out: list[list[list[RawWord]]] = []
     confs: list[float] = []
     for bi, lines in enumerate(blocks.values()):
         block: list[list[RawWord]] = []
         for li, words in enumerate(lines.values()):
-            block.append([(w[0], w[1], w[2], w[3], w[4], bi, li, wi) for wi, (w, _c) in enumerate(words)])
+            boxes = _widened([w[:4] for w, _c in words])
+            block.append([(*_to_page(b, scale, derotate, Rect), w[4], bi, li, wi)
+                          for wi, ((w, _c), b) in enumerate(zip(words, boxes, strict=True))])
             confs.extend(c for _w, c in words)
         out.append(block)
     return out, confs
+
+
+NARROW = 0.35  # a word's box is at least this share of its height wide: a lower-case letter's advance
+
+
+def _widened(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """A line's word boxes (pixels, in reading order), each at least NARROW × its height wide:
+    for a one-letter word ("a", "I") Tesseract's LSTM may give a box 1–2 pt wide at the letter's
+    right edge, which a highlight barely shows; a text layer's box spans the glyph's advance. The
+    box grows leftward (where the letter's ink lies) as far as the word before it, then rightward
+    as far as the word after it; it never covers a neighbour."""
+    out = list(boxes)
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        need = NARROW * (y1 - y0) - (x1 - x0)
+        if need <= 0:
+            continue
+        floor = out[i - 1][2] if i else float("-inf")
+        ceil = boxes[i + 1][0] if i + 1 < len(boxes) else float("inf")
+        left = max(floor, x0 - need) if floor < x0 else x0
+        right = min(ceil, x1 + need - (x0 - left)) if ceil > x1 else x1
+        out[i] = (left, y0, max(x1, right), y1)
+    return out
+
+
+def _to_page(box: tuple[float, float, float, float], scale: float, derotate, rect) -> tuple[float, float, float, float]:
+    """A box in pixels → page points, taken back to the unrotated page space."""
+    r = rect(box[0] * scale, box[1] * scale, box[2] * scale, box[3] * scale) * derotate
+    return r.x0, r.y0, r.x1, r.y1
