@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from train.build_pairs import BM25, CORPUS, QUESTIONS, gold_ranges, overlaps, sentences, split_of  # noqa: E402
-from train.calibrate import logistic  # noqa: E402
+from train.fitting import logistic  # noqa: E402
 
 MAX_PROPOSED = 12
 

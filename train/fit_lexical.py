@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from train.build_pairs import CORPUS, sentences  # noqa: E402
-from train.calibrate import auc, logistic  # noqa: E402
+from train.fitting import auc, logistic  # noqa: E402
 
 
 def doc_texts(rows: list[dict]) -> dict:
