@@ -962,13 +962,13 @@ SOURCE_TYPES = ["statute", "policy", "contract", "paper", "other"]
 TYPE_CHOICES = ["auto", *SOURCE_TYPES]
 AUTO_HELP = ("auto (default): read from the document's first pages (an agreement -> contract, an act -> statute; "
              "other when unclear), as the app does; a PDF stored before keeps its type")
+EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
 
 
 def _run_type(args) -> str | None:
     """The --source-type a run is asked with: None for auto (each document's own type)."""
     t = getattr(args, "source_type", "auto")
     return None if t == "auto" else t
-EXPORT_FORMATS = ["json", "csv", "md", "html", "bibtex", "csljson", "webannotation", "pdf", "jsonl"]
 
 
 QUEUE_AS_HELP = ("with --queue and sign-in on: queue the job as this account (its password from WORKBENCH_PASSWORD, "
