@@ -143,7 +143,7 @@ train-relevance: $(STAMP)
 	$(TRAIN_VENV)/bin/python train/export.py --ckpt train/out/rel-ckpt --out $(REL_OUT)
 	PYTHONPATH=. $(PY) train/calibrate_rel.py --data train/out/pairs.jsonl --model $(REL_OUT)
 
-# The engine's judge (workbench/backends/engine.py LEXICAL_FIT): a logistic model per task over
+# The engine's lexical judge (workbench/judgment/scores.py LEXICAL_FIT): a logistic model per task over
 # IDF-weighted coverage and MiniLM cosine, fitted on cuad-train pairs (~2 min for the pairs,
 # ~4 min for the fit on 2 cores); prints the weights and their held-out figures.
 fit-lexical: $(STAMP)

@@ -38,3 +38,17 @@ def test_logistic_recovers_the_side_a_feature_decides():
 ])
 def test_auc_is_the_share_of_pairs_ranked_right(labels, scores, expected):
     assert auc(np.array(labels), np.array(scores)) == pytest.approx(expected)
+
+
+def test_the_decision_tools_candidates_are_written_as_json_and_read_back(tmp_path):
+    """train/doc_decision.py keeps its candidates as data (JSON), never a pickle to load."""
+    from train.doc_decision import load_pairs, save_pairs
+
+    pairs = [dict(doc="a", cat="Governing Law", has_gold=True, X=np.array([[0.5, 0.25], [1.0, 0.0]]),
+                  gold=np.array([True, False]), texts=["x", "y"], q="Which law?"),
+             dict(doc="b", cat="Audit Rights", has_gold=False, X=np.zeros((0, 2)), gold=np.zeros(0, bool), texts=[])]
+    save_pairs(pairs, tmp_path / "dd.json")
+    assert (tmp_path / "dd.json").read_text().startswith("[{")
+    back = load_pairs(tmp_path / "dd.json")
+    assert back[0]["X"].tolist() == [[0.5, 0.25], [1.0, 0.0]] and back[0]["gold"].tolist() == [True, False]
+    assert len(back[1]["X"]) == 0 and back[1]["texts"] == []

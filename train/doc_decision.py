@@ -17,14 +17,14 @@ This script simulates that decision on cuad-train contracts (text, lawyer-labell
 - a pair is "found" when a unit overlapping the gold clause is among the 12 best scoring
   >= the threshold, "NAE" when no unit does (categories the contract lacks).
 
-    .venv/bin/python train/doc_decision.py build --split calib --out train/out/dd_calib.pkl [--model] [--product WS]
-    .venv/bin/python train/doc_decision.py build --split test --out train/out/dd_test.pkl [--model] [--product WS]
-    .venv/bin/python train/doc_decision.py fit --fit train/out/dd_calib.pkl --report train/out/dd_test.pkl \
+    .venv/bin/python train/doc_decision.py build --split calib --out train/out/dd_calib.json [--model] [--product WS]
+    .venv/bin/python train/doc_decision.py build --split test --out train/out/dd_test.json [--model] [--product WS]
+    .venv/bin/python train/doc_decision.py fit --fit train/out/dd_calib.json --report train/out/dd_test.json \
         [--features coverage,cosine,model]
-    .venv/bin/python train/doc_decision.py build --split calib --question 2 --out train/out/dd_calib_q2.pkl --product WS
-    .venv/bin/python train/doc_decision.py build --split test --question 2 --out train/out/dd_test_q2.pkl --product WS
-    .venv/bin/python train/doc_decision.py grid --fit train/out/dd_calib.pkl,train/out/dd_calib_q2.pkl \
-        --report train/out/dd_test.pkl,train/out/dd_test_q2.pkl
+    .venv/bin/python train/doc_decision.py build --split calib --question 2 --out train/out/dd_calib_q2.json --product WS
+    .venv/bin/python train/doc_decision.py build --split test --question 2 --out train/out/dd_test_q2.json --product WS
+    .venv/bin/python train/doc_decision.py grid --fit train/out/dd_calib.json,train/out/dd_calib_q2.json \
+        --report train/out/dd_test.json,train/out/dd_test_q2.json
 
 (--question N: build_pairs' N-th paraphrase of each category that has one (others are skipped),
 asked with the topic bank stripped of that exact question, so every wording measured is one the
@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import pickle
 import sys
 import time
 from functools import cache
@@ -134,7 +133,7 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
     if with_model:
         from workbench.judgment import model as M
 
-        scorer = M.get_scorer()
+        scorer = M.get_relevance_model()
     rows = [json.loads(line) for line in (CORPUS / "cuad-train" / "labels.jsonl").read_text().splitlines()]
     by_doc: dict[str, dict[str, list[str]]] = {}
     for r in rows:
@@ -194,13 +193,28 @@ def build(split: str, limit: int, with_model: bool, out: Path, question_index: i
             topic, asked = judge.topic(q, ut)
             cols = [f[:, 0], f[:, 1], zcos, topic, np.full(len(ut), asked)]
             if scorer is not None:
-                cols.append(scorer.raw(q, ut)[:, 0])
+                cols.append(scorer.logit(q, ut))
             X = np.column_stack(cols)
             g = np.array([overlaps(o, gold) for o in offsets], bool)
             pairs.append(dict(doc=name, cat=cat, has_gold=bool(gold), X=X, gold=g, texts=ut, q=q))
         print(f"{n + 1}/{len(names)} {name[:50]} ({time.time() - t0:.0f} s)", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(pickle.dumps(pairs))
+    save_pairs(pairs, out)
+
+
+def save_pairs(pairs: list[dict], out: Path) -> None:
+    """The candidates as JSON (arrays as lists): data, never a pickle to load."""
+    out.write_text(json.dumps([{**p, "X": np.asarray(p["X"]).tolist(), "gold": np.asarray(p["gold"]).tolist()}
+                               for p in pairs]))
+
+
+def load_pairs(path: Path | str) -> list[dict]:
+    """What save_pairs wrote, X (candidates × columns) and gold as arrays again."""
+    out = []
+    for p in json.loads(Path(path).read_text()):
+        x = np.asarray(p["X"], np.float64)
+        out.append({**p, "X": x if x.size else x.reshape(0, 0), "gold": np.asarray(p["gold"], bool)})
+    return out
 
 
 def decide(pairs, score_fn, t: float) -> tuple[float, float]:
@@ -234,10 +248,10 @@ COLUMNS = ("coverage", "cosine", "zcos", "topic", "asked", "model")
 
 
 def fit(fit_file: Path, report_file: Path, names: list[str], min_nae: float) -> None:
-    from workbench.backends.engine import FEATURES, LEXICAL_FIT
+    from workbench.judgment.scores import FEATURES, LEXICAL_FIT
 
-    fp = pickle.loads(fit_file.read_bytes())
-    rp = pickle.loads(report_file.read_bytes())
+    fp = load_pairs(fit_file)
+    rp = load_pairs(report_file)
     cols = [COLUMNS.index(n) for n in names]
     shipped_cols = [COLUMNS.index(n) for n in FEATURES["relevance"]]
     for p in (*fp, *rp):
@@ -276,8 +290,8 @@ def grid(fit_files: str, report_files: str, min_nae: float) -> None:
     a question about no kind of clause scores as before; (topic, asked) from a grid, the most
     answers found on the fit files pooled (comma-separated: several wordings) with NAE >= min_nae
     there; then each file's figures and the pooled ones."""
-    fits = {f: pickle.loads(Path(f).read_bytes()) for f in fit_files.split(",")}
-    reports = {f: pickle.loads(Path(f).read_bytes()) for f in report_files.split(",")}
+    fits = {f: load_pairs(f) for f in fit_files.split(",")}
+    reports = {f: load_pairs(f) for f in report_files.split(",")}
     fp = [p for ps in fits.values() for p in ps]
     idx = [COLUMNS.index(n) for n in ("coverage", "cosine", "topic", "asked")]
 

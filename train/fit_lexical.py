@@ -1,4 +1,4 @@
-"""Fit the lexical judge (workbench.backends.engine.LexicalJudge): one logistic model per task over
+"""Fit the lexical judge (workbench.judgment.scores.LexicalJudge): one logistic model per task over
 its features, IDF-weighted coverage in the span's document and rescaled MiniLM cosine, and for
 support the soft coverage (each claim word's best contextual match in the span).
 
@@ -7,8 +7,7 @@ relevance on the "rel" rows, support on the "sup" rows and the ContractNLI "nli"
 hypotheses, NDAs of ContractNLI train, never dev). Fitted on the train and calib contracts,
 reported on the test contracts (held out), with the shipped weights beside it. The engine ships
 the support fit; relevance is printed for reference (the engine's is set by hand: see
-engine.LEXICAL_FIT for why). Prints the
-weights to paste into engine.LEXICAL_FIT. Minutes on 2 cores (embedding the sampled spans).
+workbench/judgment/scores.py LEXICAL_FIT for why). Prints the weights to paste into LEXICAL_FIT. Minutes on 2 cores (embedding the sampled spans).
 
     .venv/bin/python train/build_pairs.py --out train/out/pairs.jsonl
     .venv/bin/python train/fit_lexical.py [--pairs train/out/pairs.jsonl] [--per-task 6000]
@@ -30,6 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from train.build_pairs import CORPUS, sentences  # noqa: E402
 from train.fitting import auc, logistic  # noqa: E402
+from workbench.judgment.scores import LEXICAL_FIT, LexicalJudge  # noqa: E402
+from workbench.text.weights import TermWeights  # noqa: E402
 
 
 def doc_texts(rows: list[dict]) -> dict:
@@ -58,8 +59,6 @@ def main(argv=None) -> int:
     ap.add_argument("--per-task", type=int, default=6000, help="rows sampled per task and side (fit / test)")
     ap.add_argument("--seed", type=int, default=7)
     a = ap.parse_args(argv)
-    from workbench.backends.engine import LEXICAL_FIT, LexicalJudge
-    from workbench.text.weights import TermWeights
 
     rows = [json.loads(line) for line in Path(a.pairs).read_text().splitlines()]
     rng = random.Random(a.seed)
