@@ -309,6 +309,8 @@ def _print_answers(wb, runs) -> None:
                     quote = " ".join(ev.exact_quote.split())
                     where = ev.span.cite if ev.span else "not located"
                     print(f"  [{ev.requirement_id}] {where}: \u201c{quote[:160]}{'…' if len(quote) > 160 else ''}\u201d")
+            for m in answer.missing_evidence:  # a part no quote answers; a document that says nothing
+                print(f"  missing: {m}")
         print(f"Run {r.run_id}: `workbench show {r.run_id} --json` prints the audit trail.")
         print()
     sys.stdout.flush()

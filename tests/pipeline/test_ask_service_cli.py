@@ -59,6 +59,18 @@ def test_cli_ask_prints_the_answer_in_plain_language_with_its_citations(data_dir
     assert cited and all(f"[{c}] p. " in out for c in set(cited))  # each cited item with its page and quote
 
 
+def test_cli_ask_names_the_document_that_says_nothing(data_dir, policy_pdf, make_pdf, capsys):
+    """Asked across two documents of which one is silent, the printed answer says which, as the
+    Answer page does under Missing evidence."""
+    menu = make_pdf(["Canteen Menu\n\nSoup and bread are served at noon on weekdays; fruit is free on Fridays."],
+                    name="canteen_menu.pdf")
+    assert main(["ask", str(policy_pdf), str(menu), "--question", REMOTE_Q, "--source-type", "policy"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Q: {REMOTE_Q}\nA: In the ")
+    assert f"  missing: A passage in the canteen menu that addresses: {REMOTE_Q} (none of its passages was " \
+           "verified)" in out
+
+
 def test_cli_ask_json_prints_one_audit_trail_object_per_line(data_dir, policy_pdf, capsys):
     assert main(["ask", str(policy_pdf), "--question", REMOTE_Q, "--source-type", "policy", "--json"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
