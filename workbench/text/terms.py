@@ -50,9 +50,9 @@ FAMILY_GAP = 3  # letters the longer stem may add: a suffix, not another word
 
 def same_family(a: str, b: str) -> bool:
     """Whether two stems are one word family that Porter leaves apart: the longer one is the
-    shorter (at least FAMILY_MIN letters) with a suffix of at most FAMILY_GAP letters ("warrant"
-    for "warrants", "warranti" for "warranties"; "licens" and "licensor"; "contract" and
-    "contractor"). A question's "warranties" is then found in "represents and warrants"."""
+    shorter (at least FAMILY_MIN letters) with a suffix of at most FAMILY_GAP letters: "warrant"
+    (warrants) and "warranti" (warranties), "licens" and "licensor", "contract" and "contractor".
+    A question's "warranties" is then found in "represents and warrants"."""
     if a == b:
         return True
     short, long_ = (a, b) if len(a) <= len(b) else (b, a)
