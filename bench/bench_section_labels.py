@@ -8,10 +8,13 @@ testimonium, a signature block). A shown label is right when it equals the corre
 spacing, a number's dot and a closing stop aside) or begins with it and goes on with the
 division's next heading lines ("SCHEDULE 2 CONTRACTS BIFURCATED …").
 
-    python -m bench.bench_section_labels [--checkout DIR] [--record before|after]
+    python -m bench.bench_section_labels [--checkout DIR] [--record before|after] [--data FILE]
 
 --checkout measures another checkout's parser (the baseline: a `git worktree` of main);
---record writes the labels shown and right/wrong into the table's before/after columns."""
+--record writes the labels shown and right/wrong into the table's before/after columns;
+--data measures another table of the same columns: bench/data/section_labels_heldout.tsv holds 60
+quotes from 10 other contracts (bench/select_section_quotes.py --heldout) the rules were not
+adjusted on."""
 
 from __future__ import annotations
 
@@ -54,13 +57,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose parser labels the quotes")
     ap.add_argument("--record", choices=("before", "after"), default=None)
+    ap.add_argument("--data", type=Path, default=DATA, help="the table of quotes and correct labels")
     a = ap.parse_args()
     sys.path.insert(0, str(a.checkout))
     import workbench
     from workbench.pdf.document import open_pdf
 
     print(f"workbench from {Path(workbench.__file__).resolve().parent}", file=sys.stderr)
-    rows = list(csv.DictReader(DATA.open(encoding="utf-8"), delimiter="\t"))
+    rows = list(csv.DictReader(a.data.open(encoding="utf-8"), delimiter="\t"))
     docs: dict[str, object] = {}
     n_right = 0
     for r in rows:
@@ -75,14 +79,14 @@ def main() -> int:
         if not ok:
             print(f"  wrong: {r['contract'][:30]} p{r['page']} {r['quote_start'][:30]!r}: shown {shown!r}, "
                   f"correct {r['correct_label']!r}", file=sys.stderr)
-    summary = {"quotes": len(rows), "contracts": len(docs), "right": n_right, "rate": round(n_right / len(rows), 3)}
+    summary = {"data": a.data.name, "quotes": len(rows), "contracts": len(docs), "right": n_right, "rate": round(n_right / len(rows), 3)}
     if a.record:
-        with DATA.open("w", newline="", encoding="utf-8") as f:
+        with a.data.open("w", newline="", encoding="utf-8") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]), delimiter="\t", lineterminator="\n")
             w.writeheader()
             w.writerows(rows)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "bench_section_labels.json").write_text(json.dumps(summary, indent=1))
+    (OUT / f"bench_{a.data.stem}.json").write_text(json.dumps(summary, indent=1))  # bench_section_labels.json
     print(json.dumps(summary))
     return 0
 
