@@ -9,6 +9,7 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 PAGE_SEP = "\n\n"
 _new_word = tuple.__new__  # builds a Word without NamedTuple's Python-level __new__ (ingest speed)
+_X0, _Y0, _X1, _Y1 = (itemgetter(k) for k in range(4))  # a raw word's box
 
 
 class Word(NamedTuple):
@@ -450,6 +452,8 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
         if want:
             ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
         add_word, new_word = words.append, _new_word
+        line_x: list[tuple[float, float]] = []  # each line's left and right edge, kept (line_x())
+        add_x = line_x.append
         with collector_paused():  # a tracked Word a word, all kept: collections here free nothing
             for pno, blocks in enumerate(per_page):
                 number = pno + 1
@@ -469,19 +473,17 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                             pos += len(LINE_SEP)
                         first = len(words)
                         line_start = pos
-                        y0, y1 = line[0][1], line[0][3]
                         for rw in line:  # the hot loop of ingest: one pass a word, names bound locally
                             t = rw[4]
                             end = pos + len(t)
                             add_word(new_word(Word, (number, rw[0], rw[1], rw[2], rw[3], t, pos, end, bi, li)))
                             pos = end + 1
-                            if rw[1] < y0:
-                                y0 = rw[1]
-                            if rw[3] > y1:
-                                y1 = rw[3]
                         pos -= 1
                         parts.append(" ".join([rw[4] for rw in line]))
-                        lines.append(Line(number, bi, line_start, pos, first, len(words), y0, y1))
+                        # the line's box by C-level min/max over its words (a line is a few words)
+                        lines.append(Line(number, bi, line_start, pos, first, len(words),
+                                          min(map(_Y0, line)), max(map(_Y1, line))))
+                        add_x((min(map(_X0, line)), max(map(_X1, line))))
                 rect = rects[pno]
                 pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
         per_page.clear()
@@ -531,6 +533,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
         ocr_pages=[_ocr_page(o, settings) for _n, o in sorted(ocr_read.items())],
     )
     parsed = ParsedDocument(document, data, text, pages, words, lines, pdf_labels)
+    parsed.derived("line_x", lambda: line_x)
     parsed.ocr = dict(sorted(ocr_read.items()))
     return parsed
 
