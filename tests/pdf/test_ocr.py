@@ -83,6 +83,7 @@ def test_without_tesseract_a_scan_is_named_as_before_and_nothing_fails(corpus: P
 
 
 def test_a_language_pack_not_installed_is_named_not_guessed(corpus: Path):
+    need_tesseract()  # without Tesseract the warning names Tesseract, not the pack
     doc = open_pdf(corpus / SCANNED, settings=Settings.model_construct(ocr_languages="qqq")).document
     assert not doc.ocr_pages and doc.unread_pages == [1, 2]
     assert any("no language pack for qqq" in w and "tesseract-ocr-qqq" in w for w in doc.warnings), doc.warnings
