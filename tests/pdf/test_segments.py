@@ -468,3 +468,57 @@ def test_an_item_cut_after_a_number_in_brackets_is_one_sentence(corpus: Path):
     assert item.heading == "4.8 Dispute Resolution."
     tops = [s.label for s in doc.sections() if s.level == 1][:3]
     assert tops == ["1.0 Scope", "2.0 Definitions", "3.0 General Terms"]
+
+
+# (line text, the line of words on its row and how far right of the number it starts, the words
+# repeat on every page, furniture?)
+NUMBER_BESIDE = [
+    ("12", "Governing Law; Dispute Resolution.", 5.0, False, False),  # a section number beside its title
+    ("4", "Intellectual Property.", 20.0, False, False),
+    ("(c)", "[***] of LICENSE INCOME if the LICENSED VARIETY …", 10.0, False, False),  # an item's marker
+    ("4", "Annual Report 2019", 8.0, True, True),  # a running footer's page number beside its words
+    ("7", None, 0.0, False, True),  # a page number alone in the margin
+    ("7", "The Supplier shall deliver the goods.", 200.0, False, True),  # far from the words on its row
+]
+
+
+@pytest.mark.parametrize(("number", "beside", "gap", "repeats", "furniture"), NUMBER_BESIDE)
+def test_a_bare_number_beside_words_that_do_not_repeat_numbers_a_section(number: str, beside: str | None, gap: float,
+                                                                           repeats: bool, furniture: bool):
+    """BELLRING's master supply agreement sets "4" in the margin beside "Intellectual Property.": read
+    as a page number, sections 3 to 17 lost their numbers and all sat under "2 Quality and Food Safety"."""
+    from workbench.pdf.furniture import furniture_lines, numbers_beside_words
+
+    pages, margins, beside_of = [], [], {}
+    for p in range(6):
+        lines = [(10 * p, 100.0, 110.0, number)]  # in the side margin, mid-page
+        boxes = [(10 * p, 50.0, 58.0, 100.0, number)]
+        if beside is not None:
+            words = beside if repeats else f"{beside} {['Alpha', 'Beta', 'Gamma', 'Delta', 'Eta', 'Iota'][p]}"
+            lines.append((10 * p + 1, 100.0, 110.0, words))
+            boxes.append((10 * p + 1, 58.0 + gap, 400.0, 100.0, words))
+        lines += [(10 * p + k, 60.0 + 60 * k, 70.0 + 60 * k, f"Body line {k} of page {p} says something.") for k in (2, 3, 4)]
+        lines.insert(0, (10 * p + 9, 30.0, 40.0, f"Header of page {p}"))
+        pages.append(lines)
+        margins.append([10 * p])
+        beside_of.update(numbers_beside_words(boxes))
+    assert (0 in furniture_lines(pages, margins, beside_of)) is furniture
+
+
+RUN_IN = [
+    ("12 Governing Law; Dispute Resolution.", True),  # titles joined by a semicolon
+    ("12 Governing Law\u037e Dispute Resolution.", True),  # the semicolon as U+037E
+    ("3 Business Continuity/Continuous Supply Assurances.", True),
+    ("16 U.S. Government Affirmative Action Regulations.", True),  # an initialism
+    ("2.4 Restrictive Covenants.", True),
+    ("13. Thein HH, Yi Q, Dore GJ, Krahn MD.", False),  # a reference's authors
+    ("1.4 Each SCHEDULE will at least contain the following:", False),
+    ("4. You have Part B benefits.", False),
+]
+
+
+@pytest.mark.parametrize(("text", "heading"), RUN_IN)
+def test_numbered_run_in_headings(text: str, heading: bool):
+    from workbench.pdf.segment import run_in_heading
+
+    assert run_in_heading(text) is heading

@@ -18,7 +18,7 @@ from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, OcrPage, PageRect, Span, sha256_text
 from workbench.pdf import active, anchor, labels, ocr, segment, structure
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, page_blocks
-from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers
+from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers, numbers_beside_words
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
 from workbench.pdf.ocr import PageOcr
@@ -174,7 +174,8 @@ class ParsedDocument:
                 if x1 < 0.1 * width or x0 > 0.9 * width:
                     margins[ln.page - 1].append(i)
                 boxes[ln.page - 1].append((i, x0, x1, ln.y0, line_text))
-            furniture = furniture_lines(per_page, margins)
+            beside = {k: v for page_lines in boxes for k, v in numbers_beside_words(page_lines).items()}
+            furniture = furniture_lines(per_page, margins, beside)
             for page_lines in boxes:
                 lefts = sorted([b[1] for b in page_lines if any(map(str.isalpha, b[4]))])
                 if len(lefts) >= LINE_NUMBERS_MIN:

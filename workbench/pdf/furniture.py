@@ -48,9 +48,14 @@ def signature(text: str) -> str:
 
 
 def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
-                    margins: list[list[int]] | None = None) -> set[int]:
+                    margins: list[list[int]] | None = None, beside: dict[int, str] | None = None) -> set[int]:
     """pages: per page, its lines as (line id, top y, bottom y, text); margins: per page, ids of
-    lines standing in the left/right margin (side text). Returns furniture line ids."""
+    lines standing in the left/right margin (side text); beside: bare numbers set just left of a
+    line of words on their row -> that line's text. Returns furniture line ids.
+
+    A bare number beside words is a page number only when the words repeat from page to page (a
+    running footer's "4  Annual Report"); beside words that do not, it numbers a section set with
+    its title in the margin ("12" / "Governing Law; Dispute Resolution."), on any line of the page."""
     candidates: list[list[tuple[int, str]]] = []
     for pno, lines in enumerate(pages):
         if not lines:
@@ -70,11 +75,30 @@ def furniture_lines(pages: list[list[tuple[int, float, float, str]]],
     n_pages = sum(1 for p in pages if p)
     need = max(3, int(0.3 * n_pages)) if n_pages >= 4 else 10**9
     out: set[int] = {ln[0] for lines in pages for ln in lines if _INSET_PAGE_NO.match(ln[3])}
+    beside = beside or {}
     for cands in candidates:
         for lid, text in cands:
             sig = sigs[text]
+            if lid in beside and counts[signature(beside[lid])] < need:
+                continue
             if _PAGE_NO.match(text) or (sig and counts[sig] >= need and not _SECTION_NO.match(text)):
                 out.add(lid)
+    return out
+
+
+BESIDE_GAP = 36.0  # points (half an inch): how far right of a bare number its title may start
+
+
+def numbers_beside_words(boxes: list[tuple[int, float, float, float, str]]) -> dict[int, str]:
+    """One page's bare numbers (as a page number is written) each with the text of the line of words
+    that starts within BESIDE_GAP right of it on its row. boxes: (line id, x0, x1, top y, text)."""
+    out: dict[int, str] = {}
+    for lid, _x0, x1, y, text in boxes:
+        if len(text) <= 8 and _PAGE_NO.match(text):
+            mate = next((b for b in boxes if b[0] != lid and abs(b[3] - y) <= ROW_TOLERANCE
+                         and 0 <= b[1] - x1 <= BESIDE_GAP and _LETTER.search(b[4])), None)
+            if mate is not None:
+                out[lid] = mate[4]
     return out
 
 

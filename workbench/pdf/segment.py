@@ -48,9 +48,13 @@ MAX_HEADING_WORDS = 14
 _BARE_NUMBER = re.compile(r"^\s*(?:[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?|[IVX]{1,5}\.)\s*$")
 _LABEL = re.compile(r"^(?:article|section|part|chapter|schedule|exhibit|appendix|annex)\s+[0-9ivxlcdm.]+\s*$", re.I)
 # A numbered run-in heading: "2.4 Restrictive Covenants." / "Section 5. Term." — short, title case.
+# A title's word: capitalised, maybe joined by "/" or "-" and ending in ";" ("Law;",
+# "Continuity/Continuous"), an initialism ("U.S."), or a small word. A comma stays a word of its
+# own: attached, it would read a reference ("13. Thein HH, Yi Q, Dore GJ.") as a title.
+_TITLE_WORD = r"(?:(?:[A-Z]\.){2,}|[A-Z][\w’'\-/]*;?|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)"
 _RUN_IN = re.compile(
     r"^(?:(?:section|article)\s+)?[0-9]{1,2}(?:\.[0-9]{1,2}){0,3}\.?\s+"
-    r"(?:[A-Z][\w’'\-]*|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)(?:\s+(?:[A-Z][\w’'\-]*|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)){0,7}[.:]$",
+    rf"{_TITLE_WORD}(?:\s+{_TITLE_WORD}){{0,7}}[.:]?(?<=[.:])$",
     re.I,
 )
 
@@ -145,7 +149,7 @@ def run_in_heading(text: str) -> bool:
     short numbered sentence: no modal or auxiliary verb in lower case, and no "that:" introducing
     what follows ("1.4 Each SCHEDULE will at least contain the following:", "4. You have Part B
     benefits."). A title capitalises its verbs ("1.4 Limits on Where You May Operate.")."""
-    t = " ".join(text.split())
+    t = " ".join(text.split()).replace("\u037e", ";")  # some PDFs map ";" to the Greek question mark
     return bool(_RUN_IN.match(t)) and not _LOWER_FINITE.search(t) and not t.endswith("that:")
 
 
@@ -209,6 +213,15 @@ _CONTENTS = re.compile(r"^\W*(?:table\s+of\s+)?contents\W*$", re.I)
 CONTENTS_ENTRY_MAX_WORDS = 6  # a line of a contents page that is no heading: a page number, a short title
 
 
+def _contents_entry(sg: Segment) -> bool:
+    """Whether a segment may be a line of a contents page: a heading, a short entry, one with dot
+    leaders, or a title that ends without a stop ("Section 4.01 Representations, Warranties and
+    Agreements of the Company"); a body sentence ends in one."""
+    words = sg.text.split()
+    return (sg.kind == "heading" or len(words) <= CONTENTS_ENTRY_MAX_WORDS or bool(DOT_LEADERS.search(sg.text))
+            or (len(words) <= MAX_HEADING_WORDS and sg.text.rstrip()[-1:] not in ".;:!?,"))
+
+
 def _contents_pages(segs: list[Segment]) -> set[int]:
     """The pages of a table of contents: the page of a "Contents" heading and the pages right
     after it that hold nothing but headings and entries (no body sentence)."""
@@ -220,8 +233,7 @@ def _contents_pages(segs: list[Segment]) -> set[int]:
         if sg.kind == "heading" and _CONTENTS.match(sg.text) and sg.page not in pages:
             p = sg.page
             pages.add(p)
-            while by_page.get(p + 1) and all(s.kind == "heading" or len(s.text.split()) <= CONTENTS_ENTRY_MAX_WORDS
-                                             or DOT_LEADERS.search(s.text) for s in by_page[p + 1]):
+            while by_page.get(p + 1) and all(map(_contents_entry, by_page[p + 1])):
                 p += 1
                 pages.add(p)
     return pages

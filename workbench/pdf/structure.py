@@ -109,7 +109,8 @@ def style(number: str) -> tuple[str, bool]:
     """How a number is written: its label word and whether a stop follows ("Section 4." and
     "5." are two numberings: the definitions "5. “Issuer-Represented …”" inside Section 4 are
     no Section 5)."""
-    word = number.split()[0].lower() if number[:1].isalpha() else ""
+    parts = number.split()
+    word = parts[0].lower() if len(parts) > 1 else "roman" if number[:1].isalpha() else ""  # "I." and "II." alike
     return word, number.endswith(".")
 
 
@@ -131,6 +132,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
     last_child: dict[tuple[int, ...], int] = {}  # parent key -> last child number seen under it
     div = sorted(divisions)
     d = 0
+    inner_letter = "@"  # the last letter of a lettered list inside the open numbered section
 
     def close(upto: int, end: int) -> None:
         while len(stack) > upto:
@@ -145,8 +147,12 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         parsed = parse_number(text, heading)
         if parsed is None:
             t = " ".join(text.split())
-            letter = re.match(r"^[A-Z]\.\s+(.*)$", t)
-            if heading and (letter is None or titled(letter.group(1))):
+            letter = re.match(r"^([A-Z])\.\s+(.*)$", t)
+            opens = heading and (letter is None or titled(letter.group(2)))
+            if opens and letter is not None and any(o.key for o in stack) and letter.group(1) == chr(ord(inner_letter) + 1):
+                inner_letter = letter.group(1)  # "A. GUARANTY.", "B. …" inside "3. GUARANTY.": its items
+                continue
+            if opens:
                 # numbered another way ("PART 39—…", "A. Definitions", "§ 3"): it holds what follows
                 close(0, start)
                 last_child.clear()
@@ -181,6 +187,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         for k in [k for k in last_child if k[:len(key)] == key]:
             del last_child[k]  # the new section's children are counted from its first
         stack.append(_Open(number, key, title, label, start, page))
+        inner_letter = "@"  # the letter before "A": a lettered list inside the new section starts at A
     close(0, div[d] if d < len(div) else text_end)
     out.sort(key=lambda s: (s.start, s.level))
     return out
