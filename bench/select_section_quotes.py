@@ -4,10 +4,16 @@ body (one in every sixth of its sentences of 8+ words), identified by page and o
 
     python -m bench.select_section_quotes > bench/data/section_quotes.tsv
     python -m bench.select_section_quotes --heldout > bench/data/section_quotes_heldout.tsv
+    python -m bench.select_section_quotes --pdf-dir /tmp/cuad-heldout --seed 392 \
+        --out bench/data/section_quotes_rendered.tsv
 
 --heldout draws a second set (seed 391) from contracts the section rules were not built on: none of
 the first set's 10 (the tree's rules were adjusted on their failures), none whose section headings
-the tests assert (AtnInternational's "1.0 Scope, 2.0 …" numbering among them)."""
+the tests assert (AtnInternational's "1.0 Scope, 2.0 …" numbering among them).
+
+--pdf-dir draws from every PDF in another directory, none skipped (the third set: the cuad-train
+test-split contracts typeset by bench/render_cuad_train.py --n 40, whose section labels nobody had
+looked at); --seed sets the draw's seed, --out writes the table to a file instead of stdout."""
 
 from __future__ import annotations
 
@@ -35,6 +41,9 @@ HEADINGS_TESTED = ("ADIANUTRITION", "AimmuneTherapeutics", "AtnInternational", "
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--heldout", action="store_true", help="draw the held-out set (seed 391, other contracts)")
+    ap.add_argument("--pdf-dir", type=Path, default=None, help="draw from every PDF in this directory")
+    ap.add_argument("--seed", type=int, default=None, help="the draw's seed (default 39, or 391 with --heldout)")
+    ap.add_argument("--out", type=Path, default=None, help="write the table here (default stdout)")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from workbench.pdf.document import open_pdf
@@ -43,16 +52,26 @@ def main() -> int:
     if a.heldout:
         first = {r["contract"] for r in csv.DictReader(FIRST_SET.open(encoding="utf-8"), delimiter="\t")}
         seed, skip = HELDOUT_SEED, SEEN + HEADINGS_TESTED + tuple(sorted(first))
-    pdfs = sorted(p for p in CUAD.iterdir() if p.suffix.lower() == ".pdf" and not p.name.startswith(skip))
+    src = CUAD
+    if a.pdf_dir is not None:
+        src, skip = a.pdf_dir, ()
+    if a.seed is not None:
+        seed = a.seed
+    pdfs = sorted(p for p in src.iterdir() if p.suffix.lower() == ".pdf" and not p.name.startswith(skip))
     chosen = sorted(random.Random(seed).sample(pdfs, CONTRACTS))
-    print("contract\tpage\tquote_start")
+    lines = ["contract\tpage\tquote_start"]
     for pdf in chosen:
         doc = open_pdf(str(pdf))
         sents = [s for s in doc.segments() if s.kind == "sentence" and len(s.text.split()) >= 8]
         for k in range(PER_CONTRACT):
             s = sents[(2 * k + 1) * len(sents) // (2 * PER_CONTRACT)]
             opening = " ".join(s.text.split())[:OPENING_CHARS].replace("\t", " ")
-            print(f"{pdf.name}\t{s.page}\t{opening}")
+            lines.append(f"{pdf.name}\t{s.page}\t{opening}")
+    table = "\n".join(lines) + "\n"
+    if a.out is None:
+        sys.stdout.write(table)
+    else:
+        a.out.write_text(table, encoding="utf-8")
     return 0
 
 
