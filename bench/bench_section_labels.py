@@ -8,13 +8,15 @@ testimonium, a signature block). A shown label is right when it equals the corre
 spacing, a number's dot and a closing stop aside) or begins with it and goes on with the
 division's next heading lines ("SCHEDULE 2 CONTRACTS BIFURCATED …").
 
-    python -m bench.bench_section_labels [--checkout DIR] [--record before|after] [--data FILE]
+    python -m bench.bench_section_labels [--checkout DIR] [--record before|after] [--data FILE] [--pdf-dir DIR]
 
 --checkout measures another checkout's parser (the baseline: a `git worktree` of main);
 --record writes the labels shown and right/wrong into the table's before/after columns;
 --data measures another table of the same columns: bench/data/section_labels_heldout.tsv holds 60
 quotes from 10 other contracts (bench/select_section_quotes.py --heldout) the rules were not
-adjusted on."""
+adjusted on; --pdf-dir reads the table's contracts from another directory (default the CUAD PDFs):
+bench/data/section_labels_rendered.tsv holds 60 quotes from 10 cuad-train test-split contracts
+typeset to PDF by bench/render_cuad_train.py (/tmp/cuad-heldout)."""
 
 from __future__ import annotations
 
@@ -58,6 +60,7 @@ def main() -> int:
     ap.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose parser labels the quotes")
     ap.add_argument("--record", choices=("before", "after"), default=None)
     ap.add_argument("--data", type=Path, default=DATA, help="the table of quotes and correct labels")
+    ap.add_argument("--pdf-dir", type=Path, default=CUAD, help="the directory holding the table's contracts")
     a = ap.parse_args()
     sys.path.insert(0, str(a.checkout))
     import workbench
@@ -68,7 +71,7 @@ def main() -> int:
     docs: dict[str, object] = {}
     n_right = 0
     for r in rows:
-        doc = docs.get(r["contract"]) or docs.setdefault(r["contract"], open_pdf(str(CUAD / r["contract"])))
+        doc = docs.get(r["contract"]) or docs.setdefault(r["contract"], open_pdf(str(a.pdf_dir / r["contract"])))
         pg = doc.pages[int(r["page"]) - 1]
         shown = doc.heading_at(quote_offset(doc.text, pg.start, pg.end, r["quote_start"]))
         ok = right(shown, r["correct_label"])
