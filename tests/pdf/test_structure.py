@@ -131,3 +131,17 @@ def test_section_labels_on_contracts_the_rules_were_not_written_for(corpus: Path
     doc = open_pdf(next((corpus / CUAD).glob(f"{contract}*")))
     assert doc.text.find(words) >= 0, words
     assert _label(doc, words) == label
+
+
+def test_a_clause_run_into_the_middle_of_a_line_opens_a_section_only_as_the_next_number():
+    """Text run together from lines ("… this Agreement. Section 3.2. Prior Written Approval. Prior
+    to …") puts clauses inside lines: one opens a section where it is the next number (the open
+    section's first child, or the next sibling), never a skip or a number with nothing open above."""
+    cands = [(0, 1, "3. Use of the Permitted Activity.", True), (10, 1, "Section 3.1. Quality Control. It is good.", False),
+             (20, 1, "Section 3.2. Prior Written Approval. Licensee shall submit.", False),
+             (30, 1, "5.1 Other Terms. Licensee shall pay.", False),  # a skip: under no open 5
+             (40, 1, "Section 3.5. Records. Licensee shall keep records.", False),  # 3.3 and 3.4 missing: a skip
+             (50, 1, "4. Termination.", False)]
+    sections = build(cands, [], 100, midline=frozenset({10, 20, 30, 40, 50}))
+    assert [s.number for s in sections] == ["3.", "Section 3.1.", "Section 3.2.", "4."]
+    assert [s.number for s in build(cands, [], 100)][-2:] == ["Section 3.5.", "4."]  # at line starts a skip is allowed

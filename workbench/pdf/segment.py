@@ -252,6 +252,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
     contents = _contents_pages(segs)
     text = doc.text
     candidates: list[tuple[int, int, str, bool]] = []
+    midline: set[int] = set()  # candidates that open a sentence inside a line
     divisions: list[int] = []
     titles: dict[int, str] = {}  # division start -> its title
     numbered_yet = False
@@ -274,8 +275,11 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
                 candidates.append((sg.start, sg.page, sg.text, True))
         elif sg.start == 0 or text[sg.start - 1] == "\n":  # a clause opening its line: "5.2 The Company …"
             candidates.append((sg.start, sg.page, sg.text, False))
+        elif sg.kind == "sentence" and sg.text[:1].isalnum():  # one opening a sentence inside a line
+            candidates.append((sg.start, sg.page, sg.text, False))
+            midline.add(sg.start)
         body_yet = body_yet or sg.kind == "sentence"
-    sections = structure.build(candidates, divisions, len(text))
+    sections = structure.build(candidates, divisions, len(text), frozenset(midline))
     changes = structure.label_changes(sections)
     out: list[Segment] = []
     k = d = 0

@@ -123,10 +123,15 @@ def titled(rest: str) -> bool:
             and sum(w[:1].isupper() or not w[:1].isalpha() for w in big) >= 0.75 * len(big))
 
 
-def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], text_end: int) -> list[Section]:
+def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], text_end: int,
+          midline: frozenset[int] = frozenset()) -> list[Section]:
     """The section tree, flattened in document order. candidates: (start, page, text, heading)
-    of every heading segment and every sentence segment that opens a line; divisions: offsets
-    where a division (exhibit, schedule, addendum, back matter, contents) closes all sections."""
+    of every heading segment and every sentence segment that opens a line or, at the offsets in
+    `midline`, opens a sentence inside one ("… this Agreement. Section 3.2. Prior Written
+    Approval. Prior to …": a text run together from lines); divisions: offsets where a division
+    (exhibit, schedule, addendum, back matter, contents) closes all sections. A clause inside a
+    line opens a section only where it is the very next number: its open parent's first child or
+    the next sibling, never a skip (a cross-reference or a list may start a sentence too)."""
     out: list[Section] = []
     stack: list[_Open] = []
     last_child: dict[tuple[int, ...], int] = {}  # parent key -> last child number seen under it
@@ -168,6 +173,9 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         prev = last_child.get(parent, 0)
         if prev and not prev < key[-1] <= prev + 1 + SECTION_SKIP_MAX:
             continue  # numbering that does not go on: a list, a table's rows, a cross-reference line
+        if start in midline and (key[-1] != prev + 1 or (parent and not any(o.key == parent for o in stack))
+                                 or (not parent and not prev and stack)):
+            continue
         sibling = next((o for o in stack if len(o.key) == len(key) and o.key[:-1] == parent), None)
         if sibling is not None and style(sibling.number) != style(number):
             continue  # another numbering than its siblings': a list inside the section
