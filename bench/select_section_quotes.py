@@ -6,6 +6,8 @@ body (one in every sixth of its sentences of 8+ words), identified by page and o
     python -m bench.select_section_quotes --heldout > bench/data/section_quotes_heldout.tsv
     python -m bench.select_section_quotes --pdf-dir /tmp/cuad-heldout --seed 392 \
         --out bench/data/section_quotes_rendered.tsv
+    python -m bench.select_section_quotes --pdf-dir /tmp/cuad-heldout --seed 393 \
+        --exclude bench/data/section_quotes_rendered.tsv --out bench/data/section_quotes_rendered2.tsv
 
 --heldout draws a second set (seed 391) from contracts the section rules were not built on: none of
 the first set's 10 (the tree's rules were adjusted on their failures), none whose section headings
@@ -13,7 +15,9 @@ the tests assert (AtnInternational's "1.0 Scope, 2.0 …" numbering among them).
 
 --pdf-dir draws from every PDF in another directory, none skipped (the third set: the cuad-train
 test-split contracts typeset by bench/render_cuad_train.py --n 40, whose section labels nobody had
-looked at); --seed sets the draw's seed, --out writes the table to a file instead of stdout."""
+looked at); --seed sets the draw's seed, --out writes the table to a file instead of stdout;
+--exclude TSV leaves out the contracts named in a table's `contract` column (the fourth set: the 30
+typeset contracts the third set did not draw)."""
 
 from __future__ import annotations
 
@@ -44,6 +48,7 @@ def main() -> int:
     ap.add_argument("--pdf-dir", type=Path, default=None, help="draw from every PDF in this directory")
     ap.add_argument("--seed", type=int, default=None, help="the draw's seed (default 39, or 391 with --heldout)")
     ap.add_argument("--out", type=Path, default=None, help="write the table here (default stdout)")
+    ap.add_argument("--exclude", type=Path, default=None, help="leave out the contracts named in this table")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from workbench.pdf.document import open_pdf
@@ -57,7 +62,13 @@ def main() -> int:
         src, skip = a.pdf_dir, ()
     if a.seed is not None:
         seed = a.seed
-    pdfs = sorted(p for p in src.iterdir() if p.suffix.lower() == ".pdf" and not p.name.startswith(skip))
+    excluded = set()
+    if a.exclude is not None:
+        # QUOTE_NONE: the quotes tables are written unquoted and an opening may begin with '"'
+        rows = csv.DictReader(a.exclude.open(encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE)
+        excluded = {r["contract"] for r in rows}
+    pdfs = sorted(p for p in src.iterdir()
+                  if p.suffix.lower() == ".pdf" and not p.name.startswith(skip) and p.name not in excluded)
     chosen = sorted(random.Random(seed).sample(pdfs, CONTRACTS))
     lines = ["contract\tpage\tquote_start"]
     for pdf in chosen:
