@@ -8,6 +8,9 @@ body (one in every sixth of its sentences of 8+ words), identified by page and o
         --out bench/data/section_quotes_rendered.tsv
     python -m bench.select_section_quotes --pdf-dir /tmp/cuad-heldout --seed 393 \
         --exclude bench/data/section_quotes_rendered.tsv --out bench/data/section_quotes_rendered2.tsv
+    python -m bench.select_section_quotes --pdf-dir /tmp/cuad-heldout --seed 394 \
+        --exclude bench/data/section_quotes_rendered.tsv bench/data/section_quotes_rendered2.tsv \
+        --out bench/data/section_quotes_rendered3.tsv
 
 --heldout draws a second set (seed 391) from contracts the section rules were not built on: none of
 the first set's 10 (the tree's rules were adjusted on their failures), none whose section headings
@@ -16,8 +19,10 @@ the tests assert (AtnInternational's "1.0 Scope, 2.0 …" numbering among them).
 --pdf-dir draws from every PDF in another directory, none skipped (the third set: the cuad-train
 test-split contracts typeset by bench/render_cuad_train.py --n 40, whose section labels nobody had
 looked at); --seed sets the draw's seed, --out writes the table to a file instead of stdout;
---exclude TSV leaves out the contracts named in a table's `contract` column (the fourth set: the 30
-typeset contracts the third set did not draw)."""
+--exclude TSV [TSV …] leaves out the contracts named in the tables' `contract` column (the fourth set:
+the 30 typeset contracts the third set did not draw; the fifth: the 20 neither the third nor the
+fourth drew, from the PDFs typeset again by the fixed renderer of f117062, which keeps the text at
+page breaks)."""
 
 from __future__ import annotations
 
@@ -42,13 +47,23 @@ FIRST_SET = ROOT / "bench" / "data" / "section_labels.tsv"
 HEADINGS_TESTED = ("ADIANUTRITION", "AimmuneTherapeutics", "AtnInternational", "AudibleInc", "CERES")
 
 
+def excluded_contracts(tables: list[Path]) -> set[str]:
+    """The contracts named in the `contract` column of any of these tables."""
+    out: set[str] = set()
+    for t in tables:
+        # QUOTE_NONE: the quotes tables are written unquoted and an opening may begin with '"'
+        out |= {r["contract"] for r in csv.DictReader(t.open(encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE)}
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--heldout", action="store_true", help="draw the held-out set (seed 391, other contracts)")
     ap.add_argument("--pdf-dir", type=Path, default=None, help="draw from every PDF in this directory")
     ap.add_argument("--seed", type=int, default=None, help="the draw's seed (default 39, or 391 with --heldout)")
     ap.add_argument("--out", type=Path, default=None, help="write the table here (default stdout)")
-    ap.add_argument("--exclude", type=Path, default=None, help="leave out the contracts named in this table")
+    ap.add_argument("--exclude", type=Path, nargs="+", default=[],
+                    help="leave out the contracts named in these tables")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from workbench.pdf.document import open_pdf
@@ -62,11 +77,7 @@ def main() -> int:
         src, skip = a.pdf_dir, ()
     if a.seed is not None:
         seed = a.seed
-    excluded = set()
-    if a.exclude is not None:
-        # QUOTE_NONE: the quotes tables are written unquoted and an opening may begin with '"'
-        rows = csv.DictReader(a.exclude.open(encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE)
-        excluded = {r["contract"] for r in rows}
+    excluded = excluded_contracts(a.exclude)
     pdfs = sorted(p for p in src.iterdir()
                   if p.suffix.lower() == ".pdf" and not p.name.startswith(skip) and p.name not in excluded)
     chosen = sorted(random.Random(seed).sample(pdfs, CONTRACTS))
