@@ -47,12 +47,14 @@ def right(shown: str | None, correct: str) -> bool:
 
 
 def quote_offset(text: str, page_start: int, page_end: int, opening: str) -> int:
-    """Where the quote opening `opening` starts on its page (spacing in the text may differ)."""
-    pat = re.compile(r"\s+".join(re.escape(w) for w in opening.split()[:8]))
-    m = pat.search(text, page_start, page_end) or pat.search(text)
-    if m is None:
-        raise LookupError(f"quote not found: {opening!r}")
-    return m.start()
+    """Where the quote opening `opening` starts on its page (spacing in the text may differ; a
+    ligature "ﬁ" in the table may be "fi" in a re-typeset PDF)."""
+    for form in dict.fromkeys((opening, unicodedata.normalize("NFKC", opening))):
+        for n in (8, 5, 3):  # fewer: an opening that runs over a page break and its footer
+            pat = re.compile(r"\s*".join(re.escape(w) for w in form.split()[:n]))  # "co- funded" may be "co-funded"
+            if m := pat.search(text, page_start, page_end) or pat.search(text):
+                return m.start()
+    raise LookupError(f"quote not found: {opening!r}")
 
 
 def main() -> int:
@@ -72,7 +74,7 @@ def main() -> int:
     n_right = 0
     for r in rows:
         doc = docs.get(r["contract"]) or docs.setdefault(r["contract"], open_pdf(str(a.pdf_dir / r["contract"])))
-        pg = doc.pages[int(r["page"]) - 1]
+        pg = doc.pages[min(int(r["page"]), len(doc.pages)) - 1]  # the page is a hint
         shown = doc.heading_at(quote_offset(doc.text, pg.start, pg.end, r["quote_start"]))
         ok = right(shown, r["correct_label"])
         n_right += ok
