@@ -522,3 +522,15 @@ def test_numbered_run_in_headings(text: str, heading: bool):
     from workbench.pdf.segment import run_in_heading
 
     assert run_in_heading(text) is heading
+
+
+@pytest.mark.parametrize(("heading", "division"), [
+    ("EXHIBIT B", True), ("Schedule 2 - Fees", True), ("ADDENDUM TO THE FRANCHISE DISCLOSURE DOCUMENT", True),
+    ("AMENDMENTS TO COMMERCIAL LICENSE AGREEMENT AND DEVELOPMENT AGREEMENT", True),  # a second agreement in the file
+    ("Exhibits and Schedules", True), ("Annexes", True),
+    ("Exhibitor Obligations", False), ("Scheduled Maintenance", False), ("Amended Terms", False),
+])
+def test_a_division_heading_names_a_part_of_its_own(heading, division):
+    from workbench.pdf.segment import _DIVISION
+
+    assert bool(_DIVISION.match(heading)) is division

@@ -145,3 +145,50 @@ def test_a_clause_run_into_the_middle_of_a_line_opens_a_section_only_as_the_next
     sections = build(cands, [], 100, midline=frozenset({10, 20, 30, 40, 50}))
     assert [s.number for s in sections] == ["3.", "Section 3.1.", "Section 3.2.", "4."]
     assert [s.number for s in build(cands, [], 100)][-2:] == ["Section 3.5.", "4."]  # at line starts a skip is allowed
+
+
+# (candidates as (text, heading), the labels of the sections opened)
+TYPED = [
+    # a typed underline after a title is a rule, not words; a heading that is only a rule opens nothing
+    ([("2. Consumer Cost Description -------------------------", True), ("____________", True)],
+     ["2. Consumer Cost Description"]),
+    ([("9. Indemnity =========", True)], ["9. Indemnity"]),
+    ([("10. Force Majeure - Acts of God", True)], ["10. Force Majeure - Acts of God"]),  # a dash inside stays
+    # a doubled stop is a typing slip: 14 follows 13
+    ([("13. Entire Agreement. This Agreement is the entire agreement.", False),
+      ("14.. Notices. All notices shall be in writing.", False)], ["13. Entire Agreement.", "14.. Notices."]),
+    # an untitled clause's next sibling is a clause too, whatever its verb
+    ([("1. Section 2.2 of the Development Agreement is hereby amended.", False),
+      ("2. Other than as expressly modified, all terms continue without modification.", False)], ["1.", "2."]),
+    # a dash or colon between a heading's number and its title
+    ([("ARTICLE 1 - DEFINITIONS", True), ("1.01 Definitions.", True), ("ARTICLE 2 - PROGRAM", True),
+      ("2.02 Subcontracting.", True)], ["ARTICLE 1 - DEFINITIONS", "1.01 Definitions.", "ARTICLE 2 - PROGRAM",
+                                        "2.02 Subcontracting."]),
+    ([("Section 4: Fees", True)], ["Section 4: Fees"]),
+    ([("5 - 10 units", True)], []),  # a range in a table is no heading
+    # a division's designation after a page number is no section: section 1 opens after it
+    ([("1 EXHIBIT 10.17", True), ("1. Product Concept and Creation.", True), ("2. Marketing.", True)],
+     ["1. Product Concept and Creation.", "2. Marketing."]),
+    ([("12. Exhibits and Schedules", True)], ["12. Exhibits and Schedules"]),  # a title about exhibits is one
+    # ... but a first numbered phrase that states nothing is a list's entry
+    ([("1. Development of the main pages.", False), ("2. Hosting of the site.", False)], []),
+]
+
+
+@pytest.mark.parametrize(("cands", "labels"), TYPED)
+def test_typed_rules_stops_separators_designations_and_statement_siblings(cands, labels):
+    sections = build([(10 * i, 1, text, heading) for i, (text, heading) in enumerate(cands)], [], 100)
+    assert [s.label or s.number for s in sections] == labels
+
+
+def test_the_testimonium_run_into_the_last_clause_ends_it(make_unicode_pdf):
+    """"7. Either party may assign … IN WITNESS WHEREOF, the parties …" on one line: the signature
+    block after it sat under "7."."""
+    text = ("6. Notices. Notices go to the addresses above.\n"
+            "7. Either party may assign this Agreement to an affiliate. IN WITNESS WHEREOF, the parties have "
+            "executed this Amendment as of the date first written above.\n"
+            "Cerus Corporation By: /s/ Jane Doe Title: Chief Executive Officer\n")
+    doc = open_pdf(make_unicode_pdf([text]))
+    assert _label(doc, "Either party may assign") == "7."
+    assert _label(doc, "IN WITNESS WHEREOF") is None
+    assert _label(doc, "Cerus Corporation By") is None

@@ -43,3 +43,12 @@ def test_an_answer_sentence_opening_with_an_ellipsis_is_a_sentence_of_its_own():
 def test_a_clause_begins_after_a_comma_or_a_conjunction_but_never_inside_brackets(text: str, clauses: list[str]):
     cuts = [0, *clause_bounds(text), len(text)]
     assert [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)] == clauses
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    ("13. Entire Agreement. This is all.   14.. Notices. All notices in writing.",
+     ["13. Entire Agreement.", "This is all.", "14.. Notices.", "All notices in writing."]),  # "14.." is no sentence
+    ("The price is 14. Delivery is free.", ["The price is 14.", "Delivery is free."]),
+])
+def test_a_number_with_a_doubled_stop_is_an_enumerator(text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text)] == sentences

@@ -32,7 +32,7 @@ from workbench.index.embed import DIM, MODEL_ID, Embedder
 from workbench.models import Chunk, sha256_text
 from workbench.text import BM25, tokenize
 
-FORMAT_VERSION = 27  # 27: parsers 29-30 (section numbers beside their titles, roman articles, lettered items inside a section, contents over several pages, clauses inside a line); 26: parser 27 (a sentence past a closing bracket, N.0 sections); 25: segments end at structure-node boundaries (parser 25); 24: chunks carry the section tree's labels (innermost titled numbered section); 23: a paper's Abstract / Acknowledgements / References are sections; bump when the files, the BM25 tokenizer, the segmenter or the PDF text (parser version) change
+FORMAT_VERSION = 28  # 28: parser 31 (typed underlines, doubled stops, dash separators, designations, statement siblings, plural division headings, a testimonium inside a line); 27: parsers 29-30 (section numbers beside their titles, roman articles, lettered items inside a section, contents over several pages, clauses inside a line); 26: parser 27 (a sentence past a closing bracket, N.0 sections); 25: segments end at structure-node boundaries (parser 25); 24: chunks carry the section tree's labels (innermost titled numbered section); 23: a paper's Abstract / Acknowledgements / References are sections; bump when the files, the BM25 tokenizer, the segmenter or the PDF text (parser version) change
 SEGMENT_WINDOW = 2  # segments plus runs of 2 adjacent segments
 # Segment units range from one clause to two sentences; full length normalisation (b=0.75) made
 # BM25 shun the two-sentence windows. On ContractNLI dev (31 NDAs) b=0.3 lifted the hybrid's own

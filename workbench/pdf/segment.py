@@ -164,7 +164,8 @@ def _numbered(text: str) -> bool:
 # A heading that opens a part of its own after the body: "ADDENDUM TO … FRANCHISE DISCLOSURE
 # DOCUMENT" / "FOR THE STATE OF CALIFORNIA", "EXHIBIT B", "Schedule 2 - Fees". Unnumbered or
 # lettered, it still ends the last numbered section: the addendum is not clause 27.7.
-_DIVISION = re.compile(r"^(?:addendum|addenda|amendment|exhibit|schedule|appendix|annex|attachment|rider)\b", re.I)
+_DIVISION = re.compile(r"^(?:addendum|addenda|amendments?|exhibits?|schedules?|appendix|appendices|annex(?:es)?|"
+                       r"attachments?|riders?)\b", re.I)  # "AMENDMENTS TO COMMERCIAL LICENSE AGREEMENT AND …"
 DIVISION_MAX_WORDS = 20
 
 
@@ -266,7 +267,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
             if body_yet or title == _matter(segs, i, numbered_yet):
                 divisions.append(sg.start)
                 titles[sg.start] = title
-        elif _CLOSING.match(sg.text) and (sg.start == 0 or text[sg.start - 1] == "\n"):
+        elif _CLOSING.match(sg.text) and (sg.start == 0 or text[sg.start - 1] == "\n" or _WITNESS.match(sg.text)):
             divisions.append(sg.start)  # the testimonium and signatures end the last section
             titles[sg.start] = ""
         elif sg.kind == "heading":
@@ -306,6 +307,8 @@ _LOWER_LETTERED = re.compile(r"^\s*(?:\(?[a-z]{1,4}[.)]|\([A-Z]\)|[A-Z]\))\s")
 
 # The testimonium ("IN WITNESS WHEREOF, the parties …") and the signature blocks after it are in
 # no numbered section: Berkshire's signature was labelled "27. ARBITRATION".
+# The testimonium ends the last section even where it runs on from the clause before, inside a line.
+_WITNESS = re.compile(r"^\s*in\s+witness\s+where(?:of|for)\b", re.I)
 _CLOSING = re.compile(r"^\s*(?:in\s+witness\s+where(?:of|for)|agreed\s+(?:to\s+)?and\s+accepted|accepted\s+and\s+agreed)\b",
                       re.I)
 

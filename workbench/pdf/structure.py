@@ -20,7 +20,14 @@ SECTION_SKIP_MAX = 3  # a number may skip this many siblings ("7." after "4." wh
 TITLE_MAX_WORDS = 12
 
 # "6.", "8.6", "Section 4.", "ARTICLE V", "II." — the number, then the rest (title or clause).
-_DECIMAL = re.compile(r"^(?:(?:section|article|clause)\s+)?(\d{1,2}(?:\.\d{1,2}){0,3})(\.?)(?=\s|$)\s*(.*)$", re.I | re.S)
+# A doubled stop ("14.. Notices.") is a typing slip, not another numbering.
+_DECIMAL = re.compile(r"^(?:(?:section|article|clause)\s+)?(\d{1,2}(?:\.\d{1,2}){0,3})(\.{0,2})(?=\s|$)\s*(.*)$", re.I | re.S)
+# A dash or colon between a heading's number and its title ("ARTICLE 2 - PROGRAM", "Section 4: Fees").
+_SEPARATOR = re.compile(r"^[-\u2013\u2014:]\s+(?=[^\W\d_])")  # a letter: "5 - 10 units" is a range
+# A division's designation is no section's title: "1 EXHIBIT 10.17" is a page number before it.
+_DESIGNATION = re.compile(r"^(?:exhibit|schedule|annex|appendix|attachment|addendum)\s+[\w.()-]{1,8}$", re.I)
+# A typed underline after a title ("2. Consumer Cost Description -------------"): a rule, not words.
+_RULE_TAIL = re.compile(r"\s*(?:[-_=~*\u2010-\u2015]\s*){3,}$")
 _ROMAN_LABEL = re.compile(r"^(?:article|section|part)\s+([IVXLC]{1,6})\b\.?\s*(.*)$", re.I | re.S)
 _ROMAN = re.compile(r"^([IVX]{1,5})\.\s+(.*)$", re.S)
 _LOWER_FINITE = re.compile(r"\b(?:must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do|be|"
@@ -85,6 +92,8 @@ def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] |
         if not heading and not rest[:1].isupper() and rest[:1] not in ('“', '"'):
             return None
         printed = t[:m.start(3)].strip() if rest else t
+        if heading:
+            rest = _SEPARATOR.sub("", rest)  # "ARTICLE 2 - PROGRAM": the title after the dash
         key = tuple(int(x) for x in num.split("."))
         while len(key) > 1 and key[-1] == 0:
             key = key[:-1]  # "2.0 Definitions" is section 2 of a "1.0, 1.1, 1.2, 2.0" numbering
@@ -135,6 +144,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
     out: list[Section] = []
     stack: list[_Open] = []
     last_child: dict[tuple[int, ...], int] = {}  # parent key -> last child number seen under it
+    stated: dict[tuple[int, ...], int] = {}  # parent key -> the last untitled clause's number under it
     div = sorted(divisions)
     d = 0
     inner_letter = "@"  # the last letter of a lettered list inside the open numbered section
@@ -145,9 +155,12 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             out.append(Section(o.number, o.key, o.title, o.label, max(1, len(o.key)), o.start, end, o.page))
 
     for start, page, text, heading in candidates:
+        if heading and not (text := _RULE_TAIL.sub("", text)).strip():
+            continue
         while d < len(div) and div[d] <= start:
             close(0, div[d])
             last_child.clear()
+            stated.clear()
             d += 1
         parsed = parse_number(text, heading)
         if parsed is None:
@@ -161,6 +174,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
                 # numbered another way ("PART 39—…", "A. Definitions", "§ 3"): it holds what follows
                 close(0, start)
                 last_child.clear()
+                stated.clear()
                 label = " ".join(text.split())
                 stack.append(_Open(label, (), label, label, start, page))
             continue
@@ -180,7 +194,9 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         if sibling is not None and style(sibling.number) != style(number):
             continue  # another numbering than its siblings': a list inside the section
         title = " ".join(rest.split()) if heading else run_in_title(rest)
-        if not heading and not title and not _STATES.search(rest):
+        if heading and _DESIGNATION.match(title):
+            continue
+        if not heading and not title and not _STATES.search(rest) and stated.get(parent) != key[-1] - 1:
             continue  # a numbered phrase that states nothing ("5. Development of the main pages."): a list's entry
         if heading and title and not title[:1].isalnum() and title[:1] not in "“\"'(":
             continue
@@ -192,6 +208,8 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         keep = sum(1 for o in stack if o.key == key[:len(o.key)] and len(o.key) < len(key))
         close(keep, start)
         last_child[parent] = key[-1]
+        if not heading and not title:
+            stated[parent] = key[-1]  # its next sibling is a clause too, whatever its verb ("2. … continue without …")
         for k in [k for k in last_child if k[:len(key)] == key]:
             del last_child[k]  # the new section's children are counted from its first
         stack.append(_Open(number, key, title, label, start, page))

@@ -27,8 +27,9 @@ ABBREVIATIONS = frozenset({
 _END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z0-9*]|[•·▪…]\s|\([a-z]{1,4}\)\s"
                   r"|(?:[a-z]|[ivx]{2,4})[.)]\s+[\"\u201c(]?[A-Z])|\s*$)")
 # What a sentence never is on its own: a bare enumerator ("14.", "(a)", "3.1.12.", "iv.",
-# "Section 14.") - the run-in heading or the clause after it belongs to it.
-_ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})[.)]",
+# "Section 14.", "14.." typed with a doubled stop) - the run-in heading or the clause after it
+# belongs to it.
+_ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})(?:\.\.?|\))",
                          re.IGNORECASE)
 # Footnote calls at the end of a sentence: "accounts.24 25", "platforms.23" - the digits after a
 # word's full stop or bracket are a reference, not part of what the sentence says.
