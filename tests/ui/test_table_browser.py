@@ -116,8 +116,11 @@ def test_a_3x3_table_fills_a_clicked_cell_is_highlighted_rejected_and_the_xlsx_s
 
         # export XLSX from the page and read it back
         page.locator("summary").filter(has=page.get_by_text("Export", exact=True)).click()
+        button = page.get_by_role("button", name="Download XLSX")
+        button.wait_for(state="visible", timeout=30_000)
+        streamlit_idle(page)  # a click during a rerun lands on a button the rerun replaces: no download (CI, loaded)
         with page.expect_download(timeout=60_000) as dl:
-            page.get_by_role("button", name="Download XLSX").click()
+            button.click()
         data = Path(dl.value.path()).read_bytes()
         page.close()
 
