@@ -534,3 +534,32 @@ def test_a_division_heading_names_a_part_of_its_own(heading, division):
     from workbench.pdf.segment import _DIVISION
 
     assert bool(_DIVISION.match(heading)) is division
+
+
+def _segs(rows: list[tuple[int, str, str]]):
+    from workbench.pdf.segment import Segment
+
+    return [Segment(10 * i, 10 * i + 5, page, text, None, kind) for i, (page, kind, text) in enumerate(rows)]
+
+
+CONTENTS = [
+    (1, "heading", "MANUFACTURING AND SUPPLY AGREEMENT"),
+    (1, "heading", "TABLE OF CONTENTS Page ARTICLE 1 SALE AND PURCHASE 1"),
+    (1, "sentence", "1.1 Supply of Cartridge 1 1.2 [* * *] 1 1.3 Purchase of Cartridge 1"),
+    (1, "heading", "ARTICLE 2 FORECASTS; INVENTORY 1"),
+    (2, "sentence", "13.1 Term 15 13.2 Termination 16 13.3 Effect of Termination 17 13.4 Business Continuity 17"),
+    (2, "sentence", "[* * *] = Certain confidential information contained in this document has been omitted."),
+    (2, "sentence", "14.1 Definitions 18 14.2 Further Assurances 21 14.3 Governing Law 21 14.4 Dispute Resolution 21 14.5"),
+    (2, "sentence", "This Manufacturing and Supply Agreement is dated January 1st, 2013, between Vapotherm and Medica."),
+    (2, "sentence", "WHEREAS, Vapotherm sells systems it has developed for delivering blended medical gas therapy."),
+    (2, "heading", "ARTICLE 1 SALE AND PURCHASE"),
+]
+
+
+def test_a_table_of_contents_ends_where_the_body_begins_on_its_last_page():
+    """Entries run together on a page that also opens the body ("… 14.5" then the preamble): the
+    entries are contents (one notice between them does not end it), the body is not."""
+    from workbench.pdf.segment import _contents_segments
+
+    assert _contents_segments(_segs(CONTENTS)) == set(range(7))
+    assert _contents_segments(_segs([r for r in CONTENTS if "CONTENTS" not in r[2]])) == set()  # no contents heading

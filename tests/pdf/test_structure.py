@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from workbench.pdf.document import open_pdf
-from workbench.pdf.structure import Section, build, label_changes
+from workbench.pdf.structure import Section, build, label_changes, run_in_capitals
 
 CUAD = "cuad/pdf"
 
@@ -192,3 +192,32 @@ def test_the_testimonium_run_into_the_last_clause_ends_it(make_unicode_pdf):
     assert _label(doc, "Either party may assign") == "7."
     assert _label(doc, "IN WITNESS WHEREOF") is None
     assert _label(doc, "Cerus Corporation By") is None
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("ARTICLE 2 - ENTERPRISE NAME 2.1 The Joint Venture has been registered.", "ARTICLE 2 - ENTERPRISE NAME"),
+    ("SECTION 3 COVENANTS OF THE COMPANY As a condition to receiving the Services, the Company shall pay.",
+     "SECTION 3 COVENANTS OF THE COMPANY"),
+    ("ARTICLE 19 - ASSIGNMENT BY HGF 19.1 During the term of this agreement, HGF may assign.", "ARTICLE 19 - ASSIGNMENT BY HGF"),
+    ("ARTICLE IV - TERM", "ARTICLE IV - TERM"),
+    # rejects: a clause set in capitals, a mixed-case cross-reference, a title with a verb
+    ("SECTION 9 NOTWITHSTANDING ANYTHING TO THE CONTRARY IN THIS AGREEMENT, IN NO EVENT SHALL EITHER PARTY BE LIABLE.",
+     None),
+    ("Section 5 of the Agreement is amended as follows.", None),
+    ("ARTICLE 7 SHALL SURVIVE TERMINATION. The parties agree.", None),
+])
+def test_an_article_heading_run_into_its_first_clause(text, label):
+    run_in = run_in_capitals(text)
+    assert (run_in[2] if run_in else None) == label
+
+
+def test_run_in_articles_open_sections_even_after_one_was_missed():
+    """Text flattened from lines runs "ARTICLE N - TITLE" into the clause before it; one article
+    missed (run on after "… SCHEDULE A.") must not close the door on every later one."""
+    cands = [(0, 1, "ARTICLE 9 - OBLIGATIONS OF NVOS 9.1 NVOS shall fund the Company.", False),
+             (10, 1, "ARTICLE 10 - OBLIGATIONS OF HGF 10.1 HGF shall farm.", False),
+             (30, 1, "ARTICLE 12 - DIVIDEND DISTRIBUTIONS 12.1 The distribution will be annual.", False),
+             (40, 1, "ARTICLE 13 - CURRENCY 13.1 All amounts are in US dollars.", False)]
+    sections = build(cands, [], 100, midline=frozenset({10, 30, 40}))
+    assert [s.label for s in sections] == ["ARTICLE 9 - OBLIGATIONS OF NVOS", "ARTICLE 10 - OBLIGATIONS OF HGF",
+                                          "ARTICLE 12 - DIVIDEND DISTRIBUTIONS", "ARTICLE 13 - CURRENCY"]

@@ -211,33 +211,44 @@ def _matter(segs: list[Segment], i: int, numbered_yet: bool) -> str | None:
 
 
 _CONTENTS = re.compile(r"^\W*(?:table\s+of\s+)?contents\W*$", re.I)
+# "TABLE OF CONTENTS Page ARTICLE 1 SALE AND PURCHASE 1": the title run into its first entries.
+_CONTENTS_RUN_IN = re.compile(r"^\W*TABLE\s+OF\s+CONTENTS\b")
 CONTENTS_ENTRY_MAX_WORDS = 6  # a line of a contents page that is no heading: a page number, a short title
 
 
 def _contents_entry(sg: Segment) -> bool:
     """Whether a segment may be a line of a contents page: a heading, a short entry, one with dot
-    leaders, or a title that ends without a stop ("Section 4.01 Representations, Warranties and
-    Agreements of the Company"); a body sentence ends in one."""
+    leaders, a title that ends without a stop ("Section 4.01 Representations, Warranties and
+    Agreements of the Company"), or entries run together that end on a page number ("13.1 Term 15
+    13.2 Termination 16"); a body sentence ends in a stop."""
     words = sg.text.split()
     return (sg.kind == "heading" or len(words) <= CONTENTS_ENTRY_MAX_WORDS or bool(DOT_LEADERS.search(sg.text))
-            or (len(words) <= MAX_HEADING_WORDS and sg.text.rstrip()[-1:] not in ".;:!?,"))
+            or (len(words) <= MAX_HEADING_WORDS and sg.text.rstrip()[-1:] not in ".;:!?,")
+            or bool(_ENDS_ON_PAGE_NUMBER.search(sg.text)) or len(_PAGE_THEN_ENTRY.findall(sg.text)) >= 2)
 
 
-def _contents_pages(segs: list[Segment]) -> set[int]:
-    """The pages of a table of contents: the page of a "Contents" heading and the pages right
-    after it that hold nothing but headings and entries (no body sentence)."""
-    by_page: dict[int, list[Segment]] = {}
-    for sg in segs:
-        by_page.setdefault(sg.page, []).append(sg)
-    pages: set[int] = set()
-    for sg in segs:
-        if sg.kind == "heading" and _CONTENTS.match(sg.text) and sg.page not in pages:
-            p = sg.page
-            pages.add(p)
-            while by_page.get(p + 1) and all(map(_contents_entry, by_page[p + 1])):
-                p += 1
-                pages.add(p)
-    return pages
+_ENDS_ON_PAGE_NUMBER = re.compile(r"(?:[^\W\d_]|[)\]])\s+\d{1,3}\s*$")  # "… Business Continuity 17", "[* * *] 3"
+_PAGE_THEN_ENTRY = re.compile(r"(?:[^\W\d_]|[)\]])\s+\d{1,3}\s+\d{1,2}\.\d")  # "Governing Law 21 14.4 …"
+
+
+def _contents_segments(segs: list[Segment]) -> set[int]:
+    """The segments of a table of contents (indexes into segs): those before a "Contents" heading
+    on its page (the document's title), then the entries after it, over as many pages as they run,
+    up to the body: two segments in a row that are no entries (one alone, a page's notice, does
+    not end them)."""
+    out: set[int] = set()
+    for i, sg in enumerate(segs):
+        if i in out or not ((sg.kind == "heading" and _CONTENTS.match(sg.text)) or _CONTENTS_RUN_IN.match(sg.text)):
+            continue
+        out.update(k for k in range(i) if segs[k].page == sg.page)
+        last = i
+        for k in range(i + 1, len(segs)):
+            if _contents_entry(segs[k]):
+                last = k
+            elif k > last + 1:
+                break
+        out.update(range(i, last + 1))
+    return out
 
 
 def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Segment], list[structure.Section]]:
@@ -250,7 +261,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
     outline = _outline(doc)
     if outline:
         return _outline_headings(segs, outline), []
-    contents = _contents_pages(segs)
+    contents = _contents_segments(segs)
     text = doc.text
     candidates: list[tuple[int, int, str, bool]] = []
     midline: set[int] = set()  # candidates that open a sentence inside a line
@@ -259,7 +270,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
     numbered_yet = False
     body_yet = False  # a sentence seen: a division heading before any is the document's own title
     for i, sg in enumerate(segs):
-        if sg.page in contents:
+        if i in contents:
             if not divisions or divisions[-1] != sg.start:
                 divisions.append(sg.start)
             titles[sg.start] = ""
@@ -287,7 +298,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
     label: str | None = None
     titled = False
     division: str | None = None
-    for sg in segs:
+    for i, sg in enumerate(segs):
         while k < len(changes) and changes[k][0] <= sg.start:
             _at, label, titled = changes[k]
             k += 1
@@ -295,7 +306,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
             division = titles[divisions[d]] or None
             d += 1
         # a division's title names its untitled paragraphs ("ADDENDUM … FOR THE STATE OF CALIFORNIA", not "4.")
-        current = None if sg.page in contents else (label if titled or not division else division)
+        current = None if i in contents else (label if titled or not division else division)
         out.append(sg if sg.heading == current else sg.under(current))
     return out, sections
 

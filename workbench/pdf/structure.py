@@ -24,6 +24,11 @@ TITLE_MAX_WORDS = 12
 _DECIMAL = re.compile(r"^(?:(?:section|article|clause)\s+)?(\d{1,2}(?:\.\d{1,2}){0,3})(\.{0,2})(?=\s|$)\s*(.*)$", re.I | re.S)
 # A dash or colon between a heading's number and its title ("ARTICLE 2 - PROGRAM", "Section 4: Fees").
 _SEPARATOR = re.compile(r"^[-\u2013\u2014:]\s+(?=[^\W\d_])")  # a letter: "5 - 10 units" is a range
+# "ARTICLE 2 - ENTERPRISE NAME 2.1 The …": the label word in capitals, its number, a separator or
+# none, then words in capitals (2+ letters, or "A"/"&" inside) up to the first word that is not.
+_RUN_IN_CAPITALS = re.compile(r"^(ARTICLE|SECTION)\s+(\d{1,2}|[IVXL]{1,6})\.?\s+(?:[-\u2013\u2014:]\s+)?"
+                              r"((?:[A-Z][A-Z'’,;/&()-]*[A-Z),;]|&)(?:\s+(?:[A-Z][A-Z'’,;/&()-]*[A-Z),;]|[A-Z]|&)){0,11})"
+                              r"(?:\s+(.*))?$", re.S)
 # A division's designation is no section's title: "1 EXHIBIT 10.17" is a page number before it.
 _DESIGNATION = re.compile(r"^(?:exhibit|schedule|annex|appendix|attachment|addendum)\s+[\w.()-]{1,8}$", re.I)
 # A typed underline after a title ("2. Consumer Cost Description -------------"): a rule, not words.
@@ -80,11 +85,28 @@ def run_in_title(rest: str) -> str:
     return title if big and sum(w[:1].isupper() for w in big) >= 0.75 * len(big) else ""
 
 
+def run_in_capitals(t: str) -> tuple[str, tuple[int, ...], str, str] | None:
+    """An article or section heading run into its first clause, as text flattened from lines
+    reads ("ARTICLE 2 - ENTERPRISE NAME 2.1 The Joint Venture …", "SECTION 3 COVENANTS OF THE
+    COMPANY As a condition …"): (number, key, label "ARTICLE 2 - ENTERPRISE NAME", the text after), or
+    None."""
+    m = _RUN_IN_CAPITALS.match(t)
+    if m is None:
+        return None
+    word, num, title, after = m.groups()
+    if _LOWER_FINITE.search(title.lower()) or (after and re.match(r"[A-Z][A-Z'’,;/&()-]*[A-Z),;](?:\s|$)", after)):
+        return None  # a clause set in capitals ("SECTION 9 NOTWITHSTANDING, IN NO EVENT SHALL …"), not a title
+    key = (roman(num),) if num[:1].isalpha() else (int(num),)
+    return f"{word} {num}", key, t[:m.end(3)].rstrip(",;"), after or ""
+
+
 def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] | None:
     """(number as printed, key, the text after the number) of a numbered heading or clause, or
     None. A clause (heading=False) needs a dotted number ("5.2", "6."): "10 South Wacker Drive"
     and a page's "2" open none."""
     t = " ".join(text.split())
+    if not heading and (run_in := run_in_capitals(t)):
+        return run_in[0], run_in[1], run_in[2][len(run_in[0]):].lstrip(" -\u2013\u2014:")
     if m := _DECIMAL.match(t):
         num, dot, rest = m.groups()
         if not heading and "." not in num + dot:
@@ -187,20 +209,23 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         prev = last_child.get(parent, 0)
         if prev and not prev < key[-1] <= prev + 1 + SECTION_SKIP_MAX:
             continue  # numbering that does not go on: a list, a table's rows, a cross-reference line
-        if start in midline and (key[-1] != prev + 1 or (parent and not any(o.key == parent for o in stack))
-                                 or (not parent and not prev and stack)):
-            continue
+        run_in = None if heading else run_in_capitals(" ".join(text.split()))
+        if start in midline and run_in is None and (
+                key[-1] != prev + 1 or (parent and not any(o.key == parent for o in stack))
+                or (not parent and not prev and stack)):
+            continue  # ("ARTICLE 12 - DIVIDEND DISTRIBUTIONS" is a heading however it was run in)
         sibling = next((o for o in stack if len(o.key) == len(key) and o.key[:-1] == parent), None)
         if sibling is not None and style(sibling.number) != style(number):
             continue  # another numbering than its siblings': a list inside the section
-        title = " ".join(rest.split()) if heading else run_in_title(rest)
+        title = " ".join(rest.split()) if heading or run_in else run_in_title(rest)
         if heading and _DESIGNATION.match(title):
             continue
         if not heading and not title and not _STATES.search(rest) and stated.get(parent) != key[-1] - 1:
             continue  # a numbered phrase that states nothing ("5. Development of the main pages."): a list's entry
         if heading and title and not title[:1].isalnum() and title[:1] not in "“\"'(":
             continue
-        label = " ".join(text.split()) if heading else (f"{number} {title}." if title else "")
+        label = (" ".join(text.split()) if heading else run_in[2] if run_in
+                 else (f"{number} {title}." if title else ""))
         if heading and not title:
             label = ""
         if not label and not any(o.label for o in stack[:sum(1 for o in stack if o.key == key[:len(o.key)])]):
