@@ -563,3 +563,19 @@ def test_a_table_of_contents_ends_where_the_body_begins_on_its_last_page():
 
     assert _contents_segments(_segs(CONTENTS)) == set(range(7))
     assert _contents_segments(_segs([r for r in CONTENTS if "CONTENTS" not in r[2]])) == set()  # no contents heading
+
+
+def test_a_contents_link_atop_every_page_is_no_table_of_contents():
+    """A filing's "Table of Contents" link repeats at the top of each page: read as contents, it
+    took every page's sections away."""
+    from workbench.pdf.segment import _contents_segments
+
+    pages = [[(p, "heading", "Table of Contents"), (p, "heading", f"{p}. DUTIES"),
+              (p, "sentence", "The Executive shall serve the Company faithfully and diligently at all times."),
+              (p, "sentence", "The Executive shall comply with all policies of the Company in force.")] for p in range(1, 7)]
+    assert _contents_segments(_segs([row for page in pages for row in page])) == set()
+    real = [(1, "heading", "Table of Contents"), (1, "heading", "1. DUTIES 3"), (1, "heading", "2. TERM 4"),
+            (2, "sentence", "The Executive shall serve the Company faithfully and diligently at all times."),
+            (2, "sentence", "The Executive shall comply with all policies of the Company in force.")]
+    assert _contents_segments(_segs(real + [(p, "sentence", "More text of the agreement here and there, at length.")
+                                            for p in range(3, 7)])) == {0, 1, 2}

@@ -200,15 +200,32 @@ def test_the_testimonium_run_into_the_last_clause_ends_it(make_unicode_pdf):
      "SECTION 3 COVENANTS OF THE COMPANY"),
     ("ARTICLE 19 - ASSIGNMENT BY HGF 19.1 During the term of this agreement, HGF may assign.", "ARTICLE 19 - ASSIGNMENT BY HGF"),
     ("ARTICLE IV - TERM", "ARTICLE IV - TERM"),
+    ("ARTICLE II LICENSE GRANT AND RESTRICTIONS I. Licensee acknowledges the license.",
+     "ARTICLE II LICENSE GRANT AND RESTRICTIONS"),  # the first item's mark after the title
+    # a bare number: its title alone, before the first clause's number, or two words or more
+    ("1. BACKGROUND 1.1 In the course of a research program, an invention was made.", "1. BACKGROUND"),
+    ("3. GRANT", "3. GRANT"),
+    ("9. INSPECTION AND LIMITATION OF LIABILITY Buyer shall inspect the goods.",
+     "9. INSPECTION AND LIMITATION OF LIABILITY"),
+    ("13.0 DANGEROUS GOODS 13.1 Carrier shall comply.", "13.0 DANGEROUS GOODS"),
+    ("1.1 JHU has acquired all right, title and interest.", None),  # a sentence about JHU
+    ("1 OCTOBER 2019", None),  # a date, no number with a stop
+    ("1. EXTENSION OF TERM: The first term is extended.", None),  # run_in_title reads the title to its colon
+    ("15. DATA PROTECTION RULES PURSUANT TO REG.EU 679/2016 (GDPR) The parties agree.", None),
     # rejects: a clause set in capitals, a mixed-case cross-reference, a title with a verb
     ("SECTION 9 NOTWITHSTANDING ANYTHING TO THE CONTRARY IN THIS AGREEMENT, IN NO EVENT SHALL EITHER PARTY BE LIABLE.",
      None),
     ("Section 5 of the Agreement is amended as follows.", None),
     ("ARTICLE 7 SHALL SURVIVE TERMINATION. The parties agree.", None),
 ])
-def test_an_article_heading_run_into_its_first_clause(text, label):
+def test_a_heading_in_capitals_run_into_its_first_clause(text, label):
     run_in = run_in_capitals(text)
     assert (run_in[2] if run_in else None) == label
+
+
+def test_a_run_in_heading_numbered_n_0_is_section_n():
+    assert run_in_capitals("13.0 DANGEROUS GOODS 13.1 Carrier shall comply.")[:2] == ("13.0", (13,))
+    assert run_in_capitals("ARTICLE XII INDEMNITY 12.1 Each party shall indemnify.")[:2] == ("ARTICLE XII", (12,))
 
 
 def test_run_in_articles_open_sections_even_after_one_was_missed():

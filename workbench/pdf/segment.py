@@ -213,6 +213,7 @@ def _matter(segs: list[Segment], i: int, numbered_yet: bool) -> str | None:
 _CONTENTS = re.compile(r"^\W*(?:table\s+of\s+)?contents\W*$", re.I)
 # "TABLE OF CONTENTS Page ARTICLE 1 SALE AND PURCHASE 1": the title run into its first entries.
 _CONTENTS_RUN_IN = re.compile(r"^\W*TABLE\s+OF\s+CONTENTS\b")
+CONTENTS_LINK_PAGES = 2  # a contents title on more pages than this and than half the document's: a running link
 CONTENTS_ENTRY_MAX_WORDS = 6  # a line of a contents page that is no heading: a page number, a short title
 
 
@@ -236,10 +237,17 @@ def _contents_segments(segs: list[Segment]) -> set[int]:
     on its page (the document's title), then the entries after it, over as many pages as they run,
     up to the body: two segments in a row that are no entries (one alone, a page's notice, does
     not end them)."""
+    heads = [i for i, sg in enumerate(segs)
+             if (sg.kind == "heading" and _CONTENTS.match(sg.text)) or _CONTENTS_RUN_IN.match(sg.text)]
+    pages: dict[str, set[int]] = {}
+    for i in heads:
+        pages.setdefault(" ".join(segs[i].text.lower().split()), set()).add(segs[i].page)
+    link = max(CONTENTS_LINK_PAGES, len({sg.page for sg in segs}) // 2)
     out: set[int] = set()
-    for i, sg in enumerate(segs):
-        if i in out or not ((sg.kind == "heading" and _CONTENTS.match(sg.text)) or _CONTENTS_RUN_IN.match(sg.text)):
-            continue
+    for i in heads:
+        sg = segs[i]
+        if i in out or len(pages[" ".join(sg.text.lower().split())]) > link:
+            continue  # a filing's "Table of Contents" link atop every page is no contents
         out.update(k for k in range(i) if segs[k].page == sg.page)
         last = i
         for k in range(i + 1, len(segs)):

@@ -26,9 +26,12 @@ _DECIMAL = re.compile(r"^(?:(?:section|article|clause)\s+)?(\d{1,2}(?:\.\d{1,2})
 _SEPARATOR = re.compile(r"^[-\u2013\u2014:]\s+(?=[^\W\d_])")  # a letter: "5 - 10 units" is a range
 # "ARTICLE 2 - ENTERPRISE NAME 2.1 The …": the label word in capitals, its number, a separator or
 # none, then words in capitals (2+ letters, or "A"/"&" inside) up to the first word that is not.
-_RUN_IN_CAPITALS = re.compile(r"^(ARTICLE|SECTION)\s+(\d{1,2}|[IVXL]{1,6})\.?\s+(?:[-\u2013\u2014:]\s+)?"
-                              r"((?:[A-Z][A-Z'’,;/&()-]*[A-Z),;]|&)(?:\s+(?:[A-Z][A-Z'’,;/&()-]*[A-Z),;]|[A-Z]|&)){0,11})"
+_CAPS_WORD = r"(?:[A-Z][A-Z'’,;/&()-]*[A-Z),;]|&)"
+_RUN_IN_CAPITALS = re.compile(r"^(?:(ARTICLE|SECTION)\s+(\d{1,2}|[IVXL]{1,6})\.?|(\d{1,2}\.|\d{1,2}(?:\.\d{1,2}){1,2}\.?))\s+"
+                              rf"(?:[-\u2013\u2014:]\s+)?({_CAPS_WORD}(?:\s+(?:{_CAPS_WORD}|[A-Z])){{0,11}})"
                               r"(?:\s+(.*))?$", re.S)
+_ITEM_MARK = re.compile(r"(?:[IVX]{1,4}|[A-Z])[.)]\s")  # "… RESTRICTIONS I. Licensee …": the first item's mark
+_CLAUSE_NUMBER = re.compile(r"\(?\d{1,2}(?:\.\d{1,2})*[.)]?\s")
 # A division's designation is no section's title: "1 EXHIBIT 10.17" is a page number before it.
 _DESIGNATION = re.compile(r"^(?:exhibit|schedule|annex|appendix|attachment|addendum)\s+[\w.()-]{1,8}$", re.I)
 # A typed underline after a title ("2. Consumer Cost Description -------------"): a rule, not words.
@@ -86,18 +89,32 @@ def run_in_title(rest: str) -> str:
 
 
 def run_in_capitals(t: str) -> tuple[str, tuple[int, ...], str, str] | None:
-    """An article or section heading run into its first clause, as text flattened from lines
+    """A numbered heading in capitals run into its first clause, as text flattened from lines
     reads ("ARTICLE 2 - ENTERPRISE NAME 2.1 The Joint Venture …", "SECTION 3 COVENANTS OF THE
-    COMPANY As a condition …"): (number, key, label "ARTICLE 2 - ENTERPRISE NAME", the text after), or
-    None."""
+    COMPANY As a condition …", "2. DEFINITIONS 2.1 …", "9. INSPECTION AND LIMITATION OF LIABILITY
+    Buyer shall …"): (number, key, label "ARTICLE 2 - ENTERPRISE NAME", the text after), or None.
+    A bare number needs its title alone, or followed by the first clause's number, or two words
+    or more before a capital ("1.1 JHU has acquired …" is a sentence about JHU)."""
     m = _RUN_IN_CAPITALS.match(t)
     if m is None:
         return None
-    word, num, title, after = m.groups()
-    if _LOWER_FINITE.search(title.lower()) or (after and re.match(r"[A-Z][A-Z'’,;/&()-]*[A-Z),;](?:\s|$)", after)):
-        return None  # a clause set in capitals ("SECTION 9 NOTWITHSTANDING, IN NO EVENT SHALL …"), not a title
+    word, num, bare, title, after = m.groups()
+    after = after or ""
+    if _LOWER_FINITE.search(title.lower()) or (re.match(r"[A-Z][A-Z'’,;/&()-]*(?:[A-Z),;](?:\s|$)|[.:])", after)
+                                               and not _ITEM_MARK.match(after)):
+        # a clause set in capitals ("SECTION 9 NOTWITHSTANDING, IN NO EVENT SHALL …"), or a title that
+        # goes on past what capitals alone read ("1. EXTENSION OF TERM: The …": run_in_title's)
+        return None
+    if bare is not None:
+        if after and not _CLAUSE_NUMBER.match(after) and not (len(title.split()) >= 2 and after[:1].isupper()):
+            return None
+        printed = t[:m.start(4)].strip().rstrip("-\u2013\u2014:").strip()
+        key = tuple(int(x) for x in bare.rstrip(".").split("."))
+        while len(key) > 1 and key[-1] == 0:
+            key = key[:-1]  # "13.0 DANGEROUS GOODS" is section 13, as parse_number reads it
+        return printed, key, t[:m.end(4)].rstrip(",;"), after
     key = (roman(num),) if num[:1].isalpha() else (int(num),)
-    return f"{word} {num}", key, t[:m.end(3)].rstrip(",;"), after or ""
+    return f"{word} {num}", key, t[:m.end(4)].rstrip(",;"), after
 
 
 def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] | None:
