@@ -165,6 +165,10 @@ TYPED = [
       ("2.02 Subcontracting.", True)], ["ARTICLE 1 - DEFINITIONS", "1.01 Definitions.", "ARTICLE 2 - PROGRAM",
                                         "2.02 Subcontracting."]),
     ([("Section 4: Fees", True)], ["Section 4: Fees"]),
+    ([("ARTICLE I - MERCHANT SERVICES", True), ("1.1 APPOINTMENT AS AGENT.", True),
+      ("ARTICLE II - AUTHORITY OF JOINT OFFICERS ------------", True), ("2.1 JOINT OFFICERS.", True)],
+     ["ARTICLE I - MERCHANT SERVICES", "1.1 APPOINTMENT AS AGENT.", "ARTICLE II - AUTHORITY OF JOINT OFFICERS",
+      "2.1 JOINT OFFICERS."]),  # roman numbers too, a typed underline after the title
     ([("5 - 10 units", True)], []),  # a range in a table is no heading
     # a division's designation after a page number is no section: section 1 opens after it
     ([("1 EXHIBIT 10.17", True), ("1. Product Concept and Creation.", True), ("2. Marketing.", True)],

@@ -139,7 +139,7 @@ def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] |
         return printed, key, rest
     if heading and (m := _ROMAN_LABEL.match(t) or _ROMAN.match(t)):
         printed = t[:m.start(2)].strip() if m.group(2) else t
-        return printed, (roman(m.group(1)),), m.group(2)
+        return printed, (roman(m.group(1)),), _SEPARATOR.sub("", m.group(2))  # "ARTICLE II - AUTHORITY …"
     return None
 
 
