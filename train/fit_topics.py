@@ -115,7 +115,12 @@ EXTRA_BANK: dict[str, list[str]] = {
     "Joint Ip Ownership": ["Is intellectual property owned jointly?", "Do the parties co-own any inventions?",
                            "Who owns jointly developed IP?"],
     "License Grant": ["What license does the agreement grant?", "What is the scope of the license?",
-                      "What may the licensee do with the licensed property?"],
+                      "What may the licensee do with the licensed property?",
+                      # readers ask for use rights without saying "license" (2026-11-29: such a question
+                      # went to IP ownership, and one about trademarks to a licensee's affiliates)
+                      "May a party use the other's intellectual property, and for what?",
+                      "What is a party allowed to use under the agreement: brands, content, software or know-how?",
+                      "Is a party permitted to use, copy or distribute the other's materials?"],
     "Non-Transferable License": ["Can the license be transferred or sublicensed?",
                                  "Can the licensee assign its license?"],
     "Affiliate License-Licensor": ["Does the license cover IP owned by the licensor's affiliates?",
