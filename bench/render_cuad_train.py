@@ -1,11 +1,19 @@
 """Render held-out CUAD contracts to PDF: the first N contracts (sorted by name) of cuad-train's
-**test** split (train.build_pairs.split_of(txt_name) == "test", labelled in labels.jsonl), none
-skipped by content, typeset as a contract is: US letter pages, a serif font (Times, 10.5 pt), 1-inch
-margins, one left-aligned paragraph per non-empty line of the dataset's text, and a footer with the
-page number ("Page 3 of 12"). Deterministic: the same text gives byte-identical PDFs (no dates,
-fixed metadata).
+**test** split (train.build_pairs.split_of(txt_name) == "test", labelled in labels.jsonl), or of its
+**train** split with --split train, none skipped by content, typeset as a contract is: US letter
+pages, a serif font (Times, 10.5 pt), 1-inch margins, one left-aligned paragraph per non-empty line
+of the dataset's text, and a footer with the page number ("Page 3 of 12"). Deterministic: the same
+text gives byte-identical PDFs (no dates, fixed metadata).
 
-    PYTHONPATH=. .venv/bin/python -m bench.render_cuad_train [--n 42] [--out /tmp/cuad-heldout]
+    PYTHONPATH=. .venv/bin/python -m bench.render_cuad_train [--n 42] [--out /tmp/cuad-heldout] [--split test|train]
+    PYTHONPATH=. .venv/bin/python -m bench.render_cuad_train --split train --n 30 --out /tmp/cuad-train-typeset
+
+--split train typesets train-split contracts instead (the ninth section-label set's source: contracts
+whose section structure nobody had looked at, the test split's typeset ones being used up by the
+earlier sets; the judgment cross-encoder trains on this split's sentences and gold clauses
+(train/build_pairs.py), so it is no held-out source for clause benches, only for section
+structure, which no rule was built on). The default, test, gives the same PDFs and manifest as
+before the option existed.
 
 Lines are broken here, word by word, not by MuPDF's Story: Story silently dropped the text after a
 page break inside long paragraphs (9 of the first 40 contracts lost over 50 words, one 68 %).
@@ -31,12 +39,17 @@ LEFT, TOP, RIGHT, BOTTOM = 72.0, 72.0, 540.0, 708.0
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def test_split_names(corpus: Path) -> list[str]:
-    """labels.jsonl's contract names (``txt/<name>.txt``) of the test split, sorted."""
+SPLITS = ("test", "train")
+
+
+def split_names(corpus: Path, split: str = "test") -> list[str]:
+    """labels.jsonl's contract names (``txt/<name>.txt``) of one split ("test" or "train"), sorted."""
     from train.build_pairs import split_of
 
+    if split not in SPLITS:
+        raise ValueError(f"split {split!r}: one of {SPLITS}")
     rows = (json.loads(line) for line in (corpus / "cuad-train" / "labels.jsonl").read_text().splitlines())
-    return sorted({r["txt"] for r in rows if split_of(r["txt"]) == "test"})
+    return sorted({r["txt"] for r in rows if split_of(r["txt"]) == split})
 
 
 def paragraphs(text: str) -> list[list[str]]:
@@ -124,13 +137,14 @@ def lost_words(text: str, path: Path) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=42, help="how many test-split contracts, first by sorted name")
+    ap.add_argument("--n", type=int, default=42, help="how many of the split's contracts, first by sorted name")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--split", choices=SPLITS, default="test", help="cuad-train's split to typeset (default test)")
     a = ap.parse_args()
     corpus = require_corpus()
     a.out.mkdir(parents=True, exist_ok=True)
     lines = []
-    for txt in test_split_names(corpus)[:a.n]:
+    for txt in split_names(corpus, a.split)[:a.n]:
         stem = Path(txt).stem
         text = (corpus / "cuad-train" / txt).read_text(errors="replace")
         pdf = a.out / f"{stem}.pdf"

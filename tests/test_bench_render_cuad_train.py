@@ -1,10 +1,11 @@
-"""The held-out typesetter (bench/render_cuad_train.py): every source word reaches the page."""
+"""The held-out typesetter (bench/render_cuad_train.py): every source word reaches the page; the
+test and train splits it typesets name different contracts."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.render_cuad_train import break_lines, lost_words, paragraphs, render
+from bench.render_cuad_train import break_lines, lost_words, paragraphs, render, split_names
 
 
 def chars(s: str) -> float:
@@ -32,3 +33,11 @@ def test_a_paragraph_longer_than_a_page_comes_back_whole(tmp_path):
     assert render(text, pdf, "long") >= 3
     assert lost_words(text, pdf) == 0
     assert lost_words(text + "Extra words never rendered\n", pdf) == 4
+
+
+def test_the_train_and_test_splits_name_different_contracts(corpus):
+    test, train = split_names(corpus), split_names(corpus, "train")
+    assert test and train and not set(test) & set(train)
+    assert test == split_names(corpus, "test") == sorted(test)  # the default is the test split
+    with pytest.raises(ValueError):
+        split_names(corpus, "calib")
