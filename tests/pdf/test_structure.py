@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from workbench.pdf.document import open_pdf
-from workbench.pdf.structure import Section, build, label_changes, run_in_capitals
+from workbench.pdf.structure import Section, build, label_changes, run_in_capitals, title_before_child
 
 CUAD = "cuad/pdf"
 
@@ -212,7 +212,9 @@ def test_the_testimonium_run_into_the_last_clause_ends_it(make_unicode_pdf):
     ("9. INSPECTION AND LIMITATION OF LIABILITY Buyer shall inspect the goods.",
      "9. INSPECTION AND LIMITATION OF LIABILITY"),
     ("13.0 DANGEROUS GOODS 13.1 Carrier shall comply.", "13.0 DANGEROUS GOODS"),
+    ("7.2 NON-EXCLUSIVITY Subject to the terms of this Agreement, Developer may work for others.", "7.2 NON-EXCLUSIVITY"),
     ("1.1 JHU has acquired all right, title and interest.", None),  # a sentence about JHU
+    ("1.1 JHU The university has acquired all right.", None),  # one short word: an initialism, not a title
     ("1 OCTOBER 2019", None),  # a date, no number with a stop
     ("1. EXTENSION OF TERM: The first term is extended.", None),  # run_in_title reads the title to its colon
     ("15. DATA PROTECTION RULES PURSUANT TO REG.EU 679/2016 (GDPR) The parties agree.", None),
@@ -242,3 +244,15 @@ def test_run_in_articles_open_sections_even_after_one_was_missed():
     sections = build(cands, [], 100, midline=frozenset({10, 30, 40}))
     assert [s.label for s in sections] == ["ARTICLE 9 - OBLIGATIONS OF NVOS", "ARTICLE 10 - OBLIGATIONS OF HGF",
                                           "ARTICLE 12 - DIVIDEND DISTRIBUTIONS", "ARTICLE 13 - CURRENCY"]
+
+
+@pytest.mark.parametrize(("key", "rest", "title"), [
+    ((5,), "Payment 5.1 FEES AND EXPENSES Client will pay fees.", "Payment"),
+    ((2,), "Co-operation procedure. 2.1. Sourcing and Purchase. Vertex shall buy.", "Co-operation procedure"),
+    ((3,), "Delivery Schedule; Acceptance; Change Orders 3.1 DELIVERY SCHEDULE; MILESTONES", "Delivery Schedule; Acceptance; Change Orders"),
+    ((4,), "Change Orders Sometimes during the term change orders are needed.", ""),  # no first child after it
+    ((2,), "The Company shall pay within 2.1 days", ""),  # a statement, and "2.1" no child number
+    ((6,), "Licensee must report 6.1 every quarter", ""),  # a lower-case verb: a clause
+])
+def test_a_title_ends_where_its_first_child_begins(key, rest, title):
+    assert title_before_child(key, rest) == title

@@ -94,7 +94,8 @@ def run_in_capitals(t: str) -> tuple[str, tuple[int, ...], str, str] | None:
     COMPANY As a condition …", "2. DEFINITIONS 2.1 …", "9. INSPECTION AND LIMITATION OF LIABILITY
     Buyer shall …"): (number, key, label "ARTICLE 2 - ENTERPRISE NAME", the text after), or None.
     A bare number needs its title alone, or followed by the first clause's number, or two words
-    or more before a capital ("1.1 JHU has acquired …" is a sentence about JHU)."""
+    or a word of four letters or more before a capital ("1.1 JHU has acquired …" is a sentence
+    about JHU)."""
     m = _RUN_IN_CAPITALS.match(t)
     if m is None:
         return None
@@ -106,7 +107,8 @@ def run_in_capitals(t: str) -> tuple[str, tuple[int, ...], str, str] | None:
         # goes on past what capitals alone read ("1. EXTENSION OF TERM: The …": run_in_title's)
         return None
     if bare is not None:
-        if after and not _CLAUSE_NUMBER.match(after) and not (len(title.split()) >= 2 and after[:1].isupper()):
+        if after and not _CLAUSE_NUMBER.match(after) and not (
+                (len(title.split()) >= 2 or len(title) >= 4) and after[:1].isupper()):
             return None
         printed = t[:m.start(4)].strip().rstrip("-\u2013\u2014:").strip()
         key = tuple(int(x) for x in bare.rstrip(".").split("."))
@@ -115,6 +117,21 @@ def run_in_capitals(t: str) -> tuple[str, tuple[int, ...], str, str] | None:
         return printed, key, t[:m.end(4)].rstrip(",;"), after
     key = (roman(num),) if num[:1].isalpha() else (int(num),)
     return f"{word} {num}", key, t[:m.end(4)].rstrip(",;"), after
+
+
+def title_before_child(key: tuple[int, ...], rest: str) -> str:
+    """The title between a number and its first child's number ("2. Co-operation procedure. 2.1.
+    Sourcing …", "5. Payment 5.1 FEES AND EXPENSES …": text flattened from lines), or "": at most
+    TITLE_MAX_WORDS words opening with a capital, with no verb in lower case."""
+    child = re.escape(".".join(map(str, (*key, 1))))
+    m = re.match(rf"([^\n]{{1,120}}?)[.:]?\s+{child}\.?\s", rest)
+    if m is None:
+        return ""
+    title = " ".join(m.group(1).split())
+    words = title.split()
+    if not words[0][:1].isupper() or len(words) > TITLE_MAX_WORDS or _LOWER_FINITE.search(title):
+        return ""
+    return title
 
 
 def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] | None:
@@ -235,14 +252,16 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         if sibling is not None and style(sibling.number) != style(number):
             continue  # another numbering than its siblings': a list inside the section
         title = " ".join(rest.split()) if heading or run_in else run_in_title(rest)
+        if (heading or not title) and not run_in and (before := title_before_child(key, rest)):
+            title = before  # its first child's number ends it
         if heading and _DESIGNATION.match(title):
             continue
         if not heading and not title and not _STATES.search(rest) and stated.get(parent) != key[-1] - 1:
             continue  # a numbered phrase that states nothing ("5. Development of the main pages."): a list's entry
         if heading and title and not title[:1].isalnum() and title[:1] not in "“\"'(":
             continue
-        label = (" ".join(text.split()) if heading else run_in[2] if run_in
-                 else (f"{number} {title}." if title else ""))
+        label = (run_in[2] if run_in else f"{number} {title}" if heading and title != " ".join(rest.split())
+                 else " ".join(text.split()) if heading else (f"{number} {title}." if title else ""))
         if heading and not title:
             label = ""
         if not label and not any(o.label for o in stack[:sum(1 for o in stack if o.key == key[:len(o.key)])]):
