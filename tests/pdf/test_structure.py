@@ -250,6 +250,7 @@ def test_run_in_articles_open_sections_even_after_one_was_missed():
     ((5,), "Payment 5.1 FEES AND EXPENSES Client will pay fees.", "Payment"),
     ((2,), "Co-operation procedure. 2.1. Sourcing and Purchase. Vertex shall buy.", "Co-operation procedure"),
     ((3,), "Delivery Schedule; Acceptance; Change Orders 3.1 DELIVERY SCHEDULE; MILESTONES", "Delivery Schedule; Acceptance; Change Orders"),
+    ((5,), "Term 5.1.", "Term"),  # the sentence ends at the child's number: "5. Term 5.1. The term of …"
     ((4,), "Change Orders Sometimes during the term change orders are needed.", ""),  # no first child after it
     ((2,), "The Company shall pay within 2.1 days", ""),  # a statement, and "2.1" no child number
     ((6,), "Licensee must report 6.1 every quarter", ""),  # a lower-case verb: a clause

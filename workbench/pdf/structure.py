@@ -124,7 +124,7 @@ def title_before_child(key: tuple[int, ...], rest: str) -> str:
     Sourcing …", "5. Payment 5.1 FEES AND EXPENSES …": text flattened from lines), or "": at most
     TITLE_MAX_WORDS words opening with a capital, with no verb in lower case."""
     child = re.escape(".".join(map(str, (*key, 1))))
-    m = re.match(rf"([^\n]{{1,120}}?)[.:]?\s+{child}\.?\s", rest)
+    m = re.match(rf"([^\n]{{1,120}}?)[.:]?\s+{child}\.?(?:\s|$)", rest)  # "5. Term 5.1." cut at its stop
     if m is None:
         return ""
     title = " ".join(m.group(1).split())
