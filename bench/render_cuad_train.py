@@ -65,7 +65,7 @@ def break_lines(words: list[str], width: float, measure) -> list[str]:
     line = ""
     for word in words:
         while measure(word) > width:  # e.g. a long URL
-            cut = max(1, max(i for i in range(1, len(word) + 1) if measure(word[:i]) <= width or i == 1))
+            cut = max([i for i in range(1, len(word)) if measure(word[:i]) <= width] or [1])
             if line:
                 out.append(line)
                 line = ""

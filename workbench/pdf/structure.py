@@ -139,8 +139,6 @@ def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] |
     None. A clause (heading=False) needs a dotted number ("5.2", "6."): "10 South Wacker Drive"
     and a page's "2" open none."""
     t = " ".join(text.split())
-    if not heading and (run_in := run_in_capitals(t)):
-        return run_in[0], run_in[1], run_in[2][len(run_in[0]):].lstrip(" -\u2013\u2014:")
     if m := _DECIMAL.match(t):
         num, dot, rest = m.groups()
         if not heading and "." not in num + dot:
@@ -218,7 +216,9 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             last_child.clear()
             stated.clear()
             d += 1
-        parsed = parse_number(text, heading)
+        run_in = None if heading else run_in_capitals(" ".join(text.split()))
+        parsed = (run_in[0], run_in[1], run_in[2][len(run_in[0]):].lstrip(" -\u2013\u2014:")) if run_in \
+            else parse_number(text, heading)
         if parsed is None:
             t = " ".join(text.split())
             letter = re.match(r"^([A-Z])\.\s+(.*)$", t)
@@ -243,7 +243,6 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         prev = last_child.get(parent, 0)
         if prev and not prev < key[-1] <= prev + 1 + SECTION_SKIP_MAX:
             continue  # numbering that does not go on: a list, a table's rows, a cross-reference line
-        run_in = None if heading else run_in_capitals(" ".join(text.split()))
         if start in midline and run_in is None and (
                 key[-1] != prev + 1 or (parent and not any(o.key == parent for o in stack))
                 or (not parent and not prev and stack)):
