@@ -301,6 +301,25 @@ def test_a_run_in_title_and_its_paragraphs_first_words_on_one_line_are_no_headin
     deliver = _seg_with(adia, "PivX shall electronically deliver")
     assert " ".join(deliver.text.split()) == "PivX shall electronically deliver Qwik-Fix Pro to Detto."
     assert deliver.heading == "3.5 SHIPMENT AND DELIVERY."
+    venture = open_pdf(next((corpus / "cuad" / "pdf").glob("ACCELERATEDTECHNOLOGIES*")))
+    clause = _seg_with(venture, "shall be authorized or empowered to mortgage")  # "… Prohibited. No Joint"
+    assert " ".join(clause.text.split()).startswith("No Joint Venturer shall be authorized")
+    assert clause.heading == "12. Sale or Purchase of Interest of Joint Venturer Prohibited."
+
+
+@pytest.mark.parametrize(("line", "opens"), [
+    ("8.2 HDI Obligations. All Confidential Information of the", True),  # a last word no heading ends on
+    ("12. Sale or Purchase of Interest of Joint Venturer Prohibited. No Joint", True),  # a sentence's first word
+    ("3. Confidentiality. The Receiving Party", True),
+    ("5. Term. Renewal Options", False),  # two titles
+    ("Part II. The Offering", False),  # a numeral's stop, then a title
+    ("1.2 U.S. Patents and Trademarks", False),
+    ("ARTICLE 5. MISCELLANEOUS PROVISIONS", False),
+])
+def test_a_line_opening_its_paragraph_after_a_title(line, opens):
+    from workbench.pdf.segment import _opens_paragraph
+
+    assert _opens_paragraph(line) is opens
 
 
 def test_an_inset_page_number_inside_a_page_does_not_cut_a_sentence(corpus: Path):

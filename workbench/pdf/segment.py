@@ -561,9 +561,15 @@ def _clause_in_capitals(doc: ParsedDocument, furniture: set[int] | frozenset[int
 
 def _opens_paragraph(line: str) -> bool:
     """A run-in title and the first words of its paragraph on one line ("8.2 HDI Obligations. All
-    Confidential Information of the"): a stop inside, and a last word no heading ends on."""
+    Confidential Information of the", "12. Sale … Prohibited. No Joint"): a stop inside, and a last
+    word no heading ends on or, after a title's stop, a word a sentence opens with and no title does."""
     words = line.split()
-    return bool(words) and bool(_STOP_INSIDE.search(line)) and words[-1].lower() in OPEN_WORDS
+    stop = _STOP_INSIDE.search(line)
+    if not words or stop is None:
+        return False
+    after = line[stop.start() + 3:].split()  # the words after the stop
+    return words[-1].lower() in OPEN_WORDS or (  # "Prohibited. No …" (not "Part II. The Offering")
+        line[stop.start() + 1].islower() and bool(after) and after[0].lower() in OPEN_WORDS)
 
 
 def _capitals(text: str) -> bool:
