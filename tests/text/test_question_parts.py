@@ -38,3 +38,23 @@ def test_a_question_asking_several_facts_is_read_as_its_parts(question, parts):
 ])
 def test_a_question_asking_one_thing_stays_whole(question):
     assert question_parts(question) == [" ".join(question.split())]
+
+
+@pytest.mark.parametrize(("question", "parts"), [
+    # a preposition before the second wh-word still opens a part
+    ("How long does the initial term run, and on what date does it come to an end?",
+     ["How long does the initial term run", "on what date does it come to an end"]),
+    # a fronted clause is no part: it belongs to the question it fronts
+    ("Once the first term is over, does the contract carry on for further periods, and how long is each?",
+     ["Once the first term is over, does the contract carry on for further periods", "how long is each"]),
+])
+def test_parts_follow_the_questions_asked_not_the_commas(question, parts):
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize("question", [
+    "If Licensee wanted out of the license for convenience, how many days' written notice would it owe Licensor?",
+    "If the contract renews, how long is each renewal?",
+])
+def test_a_fronted_condition_stays_with_its_question(question):
+    assert question_parts(question) == [question]

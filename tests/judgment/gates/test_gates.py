@@ -98,6 +98,9 @@ DANGLING = [  # (quote, the words that point outside or None)
      None),
     ("The Licensee shall provide such information as the Licensor may reasonably request.", None),
     ("The Licensee shall provide such information to the Licensor within ten days.", "such information"),
+    ("… under the laws of Pennsylvania, except in such cases and to such extent as the laws of another "
+     "jurisdiction shall necessarily control.", None),  # coordinated with a "such … as" that follows
+    ("… except in such cases and in all other matters.", "such cases"),
     ("If a default is not cured, each such item of default is a breach.", None),  # "of default": inside
     ("Each such item of the order shall be shipped.", "such item"),
 ]
@@ -135,6 +138,10 @@ VALUE_ASKED = [  # (question, quote, passes)
      "Either party may terminate this Agreement at any time on prior written notice.", False),
     ("How many days' prior written notice is required to terminate?",
      "Either party may terminate this Agreement on thirty (30) days' prior written notice.", True),
+    ("How much advance notice must a party give to stop the renewal?",  # notice is a period, not an amount
+     "This Agreement renews yearly unless either party gives ninety (90) days' written notice.", True),
+    ("How much advance notice must a party give to stop the renewal?",
+     "This Agreement renews yearly unless either party gives written notice of non-renewal.", False),
     ("How long is each renewal term?", "This Agreement shall renew for successive one (1) year terms.", True),
     ("How long is each renewal term?", "The Term shall expire on December 31, 2025 unless renewed.", True),
     ("Within how many days after termination must the name no longer be used?",

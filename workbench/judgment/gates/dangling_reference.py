@@ -47,6 +47,8 @@ _SUCH_NO_NOUN = frozenset(["as", "that", "a", "an", "other", "time", "times", "e
 _RESTRICTIVE = frozenset(["as", "that", "which", "who", "whom", "whose", "the", "its", "his", "her", "their", "it",
                           "he", "she", "they", "we", "you"])
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)\b")
+# "such cases and to such extent as …": coordinated with a "such" that what follows defines
+_COORDINATED = re.compile(r"\s+(?:and|or)\s+(?:\w+\s+){0,2}such\s+\w+\s+(?:as|that)\b", re.I)
 _OF_WORD = re.compile(r"\s+of\s+(?:the\s+)?([A-Za-z]+)\b")
 _DEMONSTRATIVES = {"this", "these"}  # "This Agreement" names; "Such Party" still points back
 # "this agreement" names the document whatever its case; "this section" would not say which
@@ -82,7 +84,7 @@ def dangling_reference(quote: str) -> str | None:
         if word in _SUCH_NO_NOUN:
             continue
         nxt = _NEXT_WORD.match(body, m.end())
-        if nxt and nxt.group(1).lower() in _RESTRICTIVE:
+        if nxt and nxt.group(1).lower() in _RESTRICTIVE or _COORDINATED.match(body, m.end()):
             continue  # "such action the defaulting party must take", "such consent as": defined by what follows
         before = set(content_terms(body[:m.start()]))
         of = _OF_WORD.match(body, m.end())

@@ -1,5 +1,5 @@
-"""Gate `value_asked`: a question that asks for a value — "how many days", "how much", "what
-percentage", "which state's law", "on what date" — is answered only by a quote that states a value
+"""Gate `value_asked`: a question that asks for a value — "how many days", "how much notice" (a
+period), "how much", "what percentage", "which state's law", "on what date" — is answered only by a quote that states a value
 of that kind (read by judgment.facts, the reader that judges claims). A clause on the topic that
 names no value ("may terminate on prior written notice", "Net Sales means …", "within [*****]
 days") is on the subject but does not answer: rejected as does_not_address_question, so a question
@@ -29,7 +29,8 @@ _ASKS: list[tuple[str, frozenset[str], re.Pattern[str]]] = [
         r"\bwhat\s+(?:percent(?:age)?|(?:\w+\s+)?rate)\b|\bat\s+what\s+rate\b|\bhow\s+many\s+percent", re.I)),
     ("a period", frozenset({"duration", "date"}), re.compile(
         rf"\bhow\s+long\b|\bhow\s+many\s+{_UNITS}|\bwithin\s+(?:what|which)\s+(?:period|time)\b|"
-        r"\bwhat\s+(?:is\s+the\s+)?(?:notice\s+)?period\b|\bfor\s+what\s+period\b", re.I)),
+        r"\bwhat\s+(?:is\s+the\s+)?(?:notice\s+)?period\b|\bfor\s+what\s+period\b|"
+        r"\bhow\s+much\s+(?:(?:advance|prior|written|more)\s+)*(?:notice|time)\b|\bhow\s+far\s+in\s+advance\b", re.I)),
     ("a date", frozenset({"date", "duration"}), re.compile(
         r"\b(?:on|as\s+of|from|until|by)\s+what\s+date\b|\bwhat\s+(?:is\s+the\s+)?(?:\w+\s+)?date\b|"
         r"\bwhen\s+(?:does|did|will|is|was|do)\b[^?]*\b(?:expire|end|terminate|commence|begin|start|signed|dated|"
