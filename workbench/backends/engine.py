@@ -733,22 +733,28 @@ def points_back(text: str) -> bool:
 
 def with_sentence_before(context: Any, doc: Any, sentence: tuple[int, int, str], max_words: int
                          ) -> tuple[int, int, str] | None:
-    """The sentence joined with the one before it, as one unit, when the two are one run of text
-    under the same heading and fit max_words: the reader gets what "such" or "Consequently"
-    points at inside the quote. None when there is no such sentence (a heading, a lead-in, a page
-    break between) or the two are too long to quote whole."""
+    """The sentence joined with those before it, as one unit, back to the first that reads without
+    them ("Ono shall keep … records …" before "Such records will be open for inspection …" and
+    "Such inspections may be made …"), when all are one run of text under the same heading and
+    fit max(max_words, WHOLE_WORDS) — a clause is quoted whole as a sentence is: the reader gets
+    what "such" or "Consequently" points at inside the quote. None when there is no such sentence
+    (a heading, a lead-in, a page break between) or the run is too long to quote whole."""
     document_id = doc.document.id
     before = getattr(context, "sentence_before", None)
-    prev = before(document_id, sentence[0]) if before is not None else None
-    if prev is None or prev[2].rstrip().endswith(":"):
-        return None
     heading_at = getattr(context, "heading_at", None)
-    if heading_at is not None and heading_at(document_id, prev[0]) != heading_at(document_id, sentence[0]):
-        return None
-    text = doc.text[prev[0]:sentence[1]]
-    if len(text.split()) > max_words:  # cut, the pair would lose the end of what it was joined for
-        return None
-    return prev[0], sentence[1], text
+    first = sentence
+    while True:
+        prev = before(document_id, first[0]) if before is not None else None
+        if prev is None or prev[2].rstrip().endswith(":"):
+            return None
+        if heading_at is not None and heading_at(document_id, prev[0]) != heading_at(document_id, sentence[0]):
+            return None
+        text = doc.text[prev[0]:sentence[1]]
+        if len(text.split()) > max(max_words, WHOLE_WORDS):  # cut, the run would lose what it was joined for
+            return None
+        if not points_back(prev[2]):
+            return prev[0], sentence[1], text
+        first = prev
 
 
 def apart(units: Sequence[Unit], order: Sequence[int]) -> list[int]:
