@@ -92,6 +92,9 @@ DANGLING = [  # (quote, the words that point outside or None)
     ("This section applies to every order placed by the Company.", "This section"),
     ("The parties shall act in such a manner as to avoid any delay.", None),  # "such a manner" names nothing
     ("Payment terms are as set forth above and are binding.", "as set forth above"),
+    ("Notwithstanding the foregoing, the Licensee may sublicense.", "the foregoing"),
+    ("Xencor hereby grants to Aimmune an exclusive, worldwide license under the Xencor Patents to develop the "
+     "Product, provided that the foregoing license excludes any right to manufacture.", None),  # points inside
     ("If a party breaches, such breach shall be cured within 30 days.", None),  # "such breach" after "breaches"
     # "such <noun>" defined by the clause after it points forward, inside the quote
     ("(B) if not cured within thirty (30) days after notice specifying such action the defaulting party must take.",

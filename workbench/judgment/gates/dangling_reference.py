@@ -36,6 +36,10 @@ _REF_ANYWHERE = re.compile(
     r"(\bsee\s+(§|(section|sec\.|article|paragraph|clause|appendix|annex|exhibit|schedule|table|figure)\b)\s*$|"
     r"\bas (described|set forth|stated|discussed|noted|mentioned) (above|earlier|previously)\b|"
     r"\bthe foregoing\b|\bthe aforementioned\b|\baforesaid\b)")
+# "the foregoing" after a clause of the quote's own points at it ("Xencor hereby grants … a license
+# … ; provided that the foregoing license …"); opening the quote, it points outside
+_BACK_INSIDE = re.compile(r"the foregoing|the aforementioned|aforesaid")
+INSIDE_WORDS = 12
 _SUCH = re.compile(r"\b(?:such|SUCH)\s+(?:(?:an?|AN?)\s+(?=[a-zA-Z]))?([a-z][\w-]*|[A-Z][A-Z-]+\b)")
 # "such" before these is no "such <noun>" pointing back: "such as", "to such extent", "used as such in
 # our discretion" (the funds the quote names)
@@ -77,7 +81,7 @@ def dangling_reference(quote: str) -> str | None:
         if not (word in _DEMONSTRATIVES and (named or nxt.lower().rstrip(",.;:") in _DOCUMENT_NOUNS)):
             return f"{m.group(1)}{(' ' + nxt) if word in _DEMONSTRATIVES and nxt else ''}"
     m = _REF_ANYWHERE.search(body)
-    if m:
+    if m and not (_BACK_INSIDE.fullmatch(m.group(0).lower()) and len(body[:m.start()].split()) >= INSIDE_WORDS):
         return m.group(0)
     for m in _SUCH.finditer(body):  # "such breach" after "breaches" points inside; otherwise outside
         word = m.group(1).lower()
