@@ -171,8 +171,21 @@ VALUE_ASKED = [  # (question, quote, passes)
     ("When may a party terminate this agreement?", "Either party may terminate upon a material breach.", True),
     ("What happens to confidential information on termination?", "Each party shall return it.", True),
     ("Is there a cap on liability?", "Neither party shall be liable for indirect damages.", True),
+    ("What law governs this agreement and can either party terminate it?", "Either party may terminate on notice.",
+     True),  # one part asks for a clause
     ("What law governs this agreement and how many days' notice ends it?", "Either party may terminate on notice.",
-     True),
+     False),  # each part asks a value, and the quote states none
+    # several parts, each asking a value: a quote stating a value of one of them answers; how long a
+    # term runs and when it ends may be stated by the event that ends it, how many days never
+    ("How long does the initial term run, and on what date does it end?",
+     "All other terms of the Agreement shall remain in full force and effect.", False),
+    ("How long does the initial term run, and on what date does it end?",
+     "The term will commence on the Effective Date and will end when terminated by either party.", True),
+    ("How long does the initial term run, and on what date does it end?",
+     "This Agreement shall continue until the Secondary Royalty Term with respect to such Product expires.", True),
+    ("How long does the initial term run, and on what date does it end?",
+     "The term of this Agreement will end automatically upon the end of Year 3.", True),
+    ("How many days' notice must a party give?", "Either party may terminate this Agreement until terminated.", False),
 ]
 
 

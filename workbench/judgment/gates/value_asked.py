@@ -6,8 +6,10 @@ days") is on the subject but does not answer: rejected as does_not_address_quest
 the document does not answer gets NO_AUTHORITATIVE_EVIDENCE, and a reviewer can still mark the
 clause supported.
 
-Only the question's own wh-phrase decides (a generic "when" or "what" asks for no value), and a
-question asking several things (text.question_parts) is not gated: one part may ask for a clause.
+Only the question's own wh-phrase decides (a generic "when" or "what" asks for no value); a
+question asking several things (text.question_parts) is gated only when each part asks a value
+(one part may ask for a clause). How long a term runs or when it ends may be stated by the event
+that ends it ("until terminated by either party").
 Measured: BENCHMARKS.md "Gates" and "Near-miss questions (#39)"."""
 
 from __future__ import annotations
@@ -27,10 +29,14 @@ _ASKS: list[tuple[str, frozenset[str], re.Pattern[str]]] = [
         r"\bunder\s+(?:which|what)\s+(?:state|country|jurisdiction)", re.I)),
     ("a percentage or rate", frozenset({"percent", "amount"}), re.compile(
         r"\bwhat\s+(?:percent(?:age)?|(?:\w+\s+)?rate)\b|\bat\s+what\s+rate\b|\bhow\s+many\s+percent", re.I)),
+    ("a period", frozenset({"duration", "date", "end"}), re.compile(r"\bhow\s+long\b", re.I)),
     ("a period", frozenset({"duration", "date"}), re.compile(
-        rf"\bhow\s+long\b|\bhow\s+many\s+{_UNITS}|\bwithin\s+(?:what|which)\s+(?:period|time)\b|"
+        rf"\bhow\s+many\s+{_UNITS}|\bwithin\s+(?:what|which)\s+(?:period|time)\b|"
         r"\bwhat\s+(?:is\s+the\s+)?(?:notice\s+)?period\b|\bfor\s+what\s+period\b|"
         r"\bhow\s+much\s+(?:(?:advance|prior|written|more)\s+)*(?:notice|time)\b|\bhow\s+far\s+in\s+advance\b", re.I)),
+    ("a date", frozenset({"date", "duration", "end"}), re.compile(  # when something ends
+        r"\b(?:until|till)\s+(?:what|which)\s+date\b|\b(?:what|which)\s+date\b[^?]*\b(?:end|expire|terminate|lapse)s?\b|"
+        r"\bwhen\s+(?:does|did|will|is|was|do)\b[^?]*\b(?:expire|end|terminate)\b", re.I)),
     ("a date", frozenset({"date", "duration"}), re.compile(
         r"\b(?:on|as\s+of|from|until|by)\s+what\s+date\b|\bwhat\s+(?:is\s+the\s+)?(?:\w+\s+)?date\b|"
         r"\bwhen\s+(?:does|did|will|is|was|do)\b[^?]*\b(?:expire|end|terminate|commence|begin|start|signed|dated|"
@@ -44,20 +50,41 @@ _ASKS: list[tuple[str, frozenset[str], re.Pattern[str]]] = [
 
 def value_asked(question: str) -> tuple[str, frozenset[str]] | None:
     """(what the question asks for in words, the fact kinds that state it), or None when it asks
-    for no value (a clause, a yes/no, a condition) or asks several things."""
+    for no value (a clause, a yes/no, a condition). A question asking several things
+    (text.question_parts) asks for values only when each part does ("How long does the term run,
+    and on what date does it end?": a period or a date); one part that asks for a clause lets
+    any quote on the subject through."""
     from workbench.text.question_parts import question_parts
 
-    if len(question_parts(question)) > 1:
+    asks = [_asked(p) for p in question_parts(question)]
+    if any(a is None for a in asks):
         return None
+    words = list(dict.fromkeys(a[0] for a in asks if a))
+    return " or ".join(words), frozenset().union(*(a[1] for a in asks if a))
+
+
+def _asked(part: str) -> tuple[str, frozenset[str]] | None:
     for words, kinds, rx in _ASKS:
-        if rx.search(question):
+        if rx.search(part):
             return words, kinds
     return None
 
 
+# A term's length or end stated by the event that ends it, not a number: "until the expiration of
+# the last Royalty Term", "will end when terminated by either party", "upon the end of Year 3",
+# "for an indefinite period". It answers how long something runs and when it ends ("end" among the
+# kinds asked), never how many days.
+_ENDS_BY_EVENT = re.compile(
+    r"\b(?:until|upon|on|at|through|till)\s+(?:the\s+)?(?:(?:later|earlier)\s+of\s+(?:\(\w\)\s+)?(?:the\s+)?)?"
+    r"(?:expiration|expiry|termination|end|completion|anniversary|conclusion|cessation|last\s+day)\b|"
+    r"\buntil\s+[^.;]{0,80}?\b(?:expires?|terminates?|ends)\b|\b(?:until|when)\s+(?:(?:it\s+is|so|earlier)\s+)?terminated\b|"
+    r"\bindefinite(?:ly)?\b|\bperpetu(?:al|ity)\b|\bfor\s+so\s+long\s+as\b|\banniversary\s+of\b|"
+    r"\bend\s+of\s+(?:contract\s+)?year\s+\w+", re.I)
+
+
 def states_value(kinds: frozenset[str], text: str) -> bool:
     """Whether `text` states a fact of one of `kinds` (a redacted "[*****]" states nothing)."""
-    return any(f.kind in kinds for f in extract(text))
+    return any(f.kind in kinds for f in extract(text)) or ("end" in kinds and bool(_ENDS_BY_EVENT.search(text)))
 
 
 def check(inp: QuoteInput) -> GateResult | None:
