@@ -9,7 +9,6 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -17,7 +16,7 @@ from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, OcrPage, PageRect, Span, sha256_text
 from workbench.pdf import active, anchor, labels, ocr, segment, structure
-from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, page_blocks
+from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, _line_box, page_blocks
 from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers, numbers_beside_words
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
 
 PAGE_SEP = "\n\n"
 _new_word = tuple.__new__  # builds a Word without NamedTuple's Python-level __new__ (ingest speed)
-_X0, _Y0, _X1, _Y1 = (itemgetter(k) for k in range(4))  # a raw word's box
 
 
 class Word(NamedTuple):
@@ -490,10 +488,10 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                             pos = end + 1
                         pos -= 1
                         parts.append(" ".join([rw[4] for rw in line]))
-                        # the line's box by C-level min/max over its words (a line is a few words)
-                        lines.append(Line(number, bi, line_start, pos, first, len(words),
-                                          min(map(_Y0, line)), max(map(_Y1, line))))
-                        add_x((min(map(_X0, line)), max(map(_X1, line))))
+                        # the line's box in one pass (min's and max's own comparisons, see _line_box)
+                        x0, y0, x1, y1 = _line_box(line)
+                        lines.append(Line(number, bi, line_start, pos, first, len(words), y0, y1))
+                        add_x((x0, x1))
                 rect = rects[pno]
                 pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
             per_page.clear()  # before the collector is on again: its first pass then walks no raw words

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.pdf.furniture import LINE_NUMBERS_MIN, margin_line_numbers
+from workbench.pdf.furniture import _LINE_NO, LINE_NUMBERS_MIN, margin_line_numbers
 from workbench.pdf.mupdf import mupdf
 
 if TYPE_CHECKING:
@@ -73,8 +73,13 @@ def line_numbers_apart(blocks: list[list[list[RawWord]]]) -> tuple[list[list[lis
     """The page's blocks without the line numbers down its margin (a transcript's, pleading
     paper's), and those apart, top to bottom: left among the text they made a column of their own
     that took the footer with it and was read before the page's last lines."""
-    lines = [(i, *(_line_box(b[0])[0::2]), b[0][0][1], " ".join([w[4] for w in b[0]]))
-             for i, b in enumerate(blocks) if len(b) == 1]
+    # only a one-line block of a bare number can be one (margin_line_numbers reads no other line),
+    # and fewer than LINE_NUMBERS_MIN of them are none: most pages stop here, before any box is read
+    numbered = [(i, b[0], t) for i, b in enumerate(blocks) if len(b) == 1
+                and _LINE_NO.match(t := " ".join([w[4] for w in b[0]]))]
+    if len(numbered) < LINE_NUMBERS_MIN:
+        return blocks, []
+    lines = [(i, *(_line_box(ln)[0::2]), ln[0][1], t) for i, ln, t in numbered]
     lefts = sorted([_bbox(b)[0] for b in blocks if _has_letter(b)])
     if len(lefts) < LINE_NUMBERS_MIN:
         return blocks, []
