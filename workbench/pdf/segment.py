@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Literal
 
 from workbench.pdf import structure
@@ -86,8 +87,10 @@ def body_height(doc: ParsedDocument) -> float:
 
 
 def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: bool = False) -> bool:
+    if len(text) > 120 or not prev_ends:  # before the split: most lines of a page stop here
+        return False
     words = text.split()
-    if not words or len(words) > MAX_HEADING_WORDS or len(text) > 120 or not prev_ends:
+    if not words or len(words) > MAX_HEADING_WORDS:
         return False
     if not any(map(str.isalpha, text)) or text.rstrip()[-1] in ",;":
         return False
@@ -97,8 +100,6 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return True
     if text[0].islower():
         return False
-    letters = list(filter(str.isalpha, text))
-    upper = sum(map(str.isupper, letters)) / len(letters)
     # a sentence's end past six words makes a sentence - unless a numbered line in capitals has no
     # verb ("18. SPECIAL CONDITIONS IN CONNECTION WITH DEFRA AGREEMENT NF 0426.")
     ends_sentence = text.rstrip()[-1] in ".!?:" and len(words) > 6 \
@@ -109,7 +110,8 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return True
     if alone and len(words) <= 10 and text.rstrip()[-1] not in ".,;:" and _title_case(words):
         return True  # a short Title Case line standing as its own block ("Emergency Order of Prohibition")
-    if len(letters) >= 4 and upper >= 0.8:
+    letters = list(filter(str.isalpha, text))  # not empty: a line without a letter returned above
+    if len(letters) >= 4 and sum(map(str.isupper, letters)) / len(letters) >= 0.8:
         return True
     if _NUMBERED.match(text) and height >= body * 0.95:  # smaller print: a numbered footnote
         rest = [w for w in words[1:] if w[0].isalpha()]
@@ -359,6 +361,7 @@ _OPENERS = frozenset({
 })
 _FINITE = re.compile(r"\b(?:must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do|be)\b", re.I)
 RUN_IN_MAX_WORDS = 10
+_NON_SPACE = re.compile(r"\S+")
 
 
 def run_in_label(text: str) -> int:
@@ -366,7 +369,9 @@ def run_in_label(text: str) -> int:
     "Execution Feedback" before "For coding tasks, …"), else 0: at most 10 words in title case
     or capitals, no stop, no verb, not ending on a word a phrase goes on from, then a word that
     opens sentences, capitalised. A number or an enumerator alone is an item's mark, not a label."""
-    words = list(re.finditer(r"\S+", text))
+    # the words read are the first RUN_IN_MAX_WORDS + 7 at most (a label, its opener, six after it),
+    # and the bound on k below is the same with them as with all of a long sentence's words
+    words = list(islice(_NON_SPACE.finditer(text), RUN_IN_MAX_WORDS + 8))
     for k in range(1, min(RUN_IN_MAX_WORDS + 1, len(words) - 3)):
         if words[k].group(0).rstrip(",") not in _OPENERS:
             continue
@@ -445,6 +450,9 @@ REJOIN_MIN_WORDS = 5  # a shorter block end is a table cell or a label, not a se
 # The next item's marker after an item's end, with its item on the next page or block: the marker
 # goes with its item, and the sentence runs on into the block that holds it.
 _MARK_AT_END = re.compile(r"(?:[;:,\u037e]|\b(?:and|or))\s+\(?(?:[ivxlc]{1,6}|[a-zA-Z]|\d{1,2})[.)]$")
+_MARK_ENDS = (".", ")", ".\n", ")\n")  # how a text _MARK_AT_END finds anything in ends
+_ITEM_END_AND_OR = re.compile(r"[;\u037e]\s*(?:and|or)$")
+_AND_OR_ENDS = ("and", "or", "and\n", "or\n")  # … and _ITEM_END_AND_OR's
 
 
 def _goes_on(a: str, b: str) -> bool:
@@ -455,7 +463,9 @@ def _goes_on(a: str, b: str) -> bool:
     next item, and a hyphen goes on only into a lower-case word ("arti-" | "Unrestricted …" is
     the next column's paragraph)."""
     a = a.rstrip().rstrip("\"'\u201d\u2019")  # '… entitled “Infringement,”' ends on its comma
-    if _MARK_AT_END.search(a) and len(a.split()) >= REJOIN_MIN_WORDS:
+    # _MARK_AT_END ends on "." or ")" at the end ($: or before a last newline): only such an `a` is
+    # searched, not every sentence from its first character
+    if a.endswith(_MARK_ENDS) and _MARK_AT_END.search(a) and len(a.split()) >= REJOIN_MIN_WORDS:
         return b[:1].isalpha()  # "… outside the Ono Territory, or (ii)" | page break | "against Third Party …"
     if not a or a[-1] in ".!?:;\u037e" or len(a.split()) < REJOIN_MIN_WORDS:
         return False
@@ -465,7 +475,7 @@ def _goes_on(a: str, b: str) -> bool:
         # but a glossary's "[44 USC 3552]" | "information system" and a table's "(Long distance)" |
         # "included" end an entry: the next line must read as running text
         return b[:1].islower() and len(b.split("\n", 1)[0].split()) >= REJOIN_MIN_WORDS
-    if re.search(r"[;\u037e]\s*(?:and|or)$", a):  # a list item's end (";" may be U+037E): the next item follows
+    if a.endswith(_AND_OR_ENDS) and _ITEM_END_AND_OR.search(a):  # a list item's end (";" may be U+037E): the next item follows
         return False
     if a[-1] in "-\u2013":  # a word broken over the break goes on in lower case
         return b[:1].islower()

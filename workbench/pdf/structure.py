@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 SECTION_SKIP_MAX = 3  # a number may skip this many siblings ("7." after "4." where 5 and 6 were missed)
 TITLE_MAX_WORDS = 12
@@ -119,12 +120,21 @@ def run_in_capitals(t: str) -> tuple[str, tuple[int, ...], str, str] | None:
     return f"{word} {num}", key, t[:m.end(4)].rstrip(",;"), after
 
 
+@lru_cache(maxsize=1024)
+def _before_child(child: str) -> re.Pattern[str]:
+    """The pattern of a title before the first child's number `child` ("5.1"), compiled once: the
+    re module's own cache of 512 held them no longer than a few documents."""
+    return re.compile(rf"([^\n]{{1,120}}?)[.:]?\s+{re.escape(child)}\.?(?:\s|$)")
+
+
 def title_before_child(key: tuple[int, ...], rest: str) -> str:
     """The title between a number and its first child's number ("2. Co-operation procedure. 2.1.
     Sourcing …", "5. Payment 5.1 FEES AND EXPENSES …": text flattened from lines), or "": at most
     TITLE_MAX_WORDS words opening with a capital, with no verb in lower case."""
-    child = re.escape(".".join(map(str, (*key, 1))))
-    m = re.match(rf"([^\n]{{1,120}}?)[.:]?\s+{child}\.?(?:\s|$)", rest)  # "5. Term 5.1." cut at its stop
+    child = ".".join(map(str, (*key, 1)))
+    if child not in rest:  # what the pattern needs: most clauses name no child, and none is compiled
+        return ""
+    m = _before_child(child).match(rest)  # "5. Term 5.1." cut at its stop
     if m is None:
         return ""
     title = " ".join(m.group(1).split())
@@ -138,7 +148,11 @@ def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] |
     """(number as printed, key, the text after the number) of a numbered heading or clause, or
     None. A clause (heading=False) needs a dotted number ("5.2", "6."): "10 South Wacker Drive"
     and a page's "2" open none."""
-    t = " ".join(text.split())
+    return _parse_flat(" ".join(text.split()), heading)
+
+
+def _parse_flat(t: str, heading: bool) -> tuple[str, tuple[int, ...], str] | None:
+    """parse_number of a text already flattened (" ".join(text.split()))."""
     if m := _DECIMAL.match(t):
         num, dot, rest = m.groups()
         if not heading and "." not in num + dot:
@@ -216,11 +230,11 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             last_child.clear()
             stated.clear()
             d += 1
-        run_in = None if heading else run_in_capitals(" ".join(text.split()))
+        t = " ".join(text.split())  # flattened once: a candidate is often a whole sentence
+        run_in = None if heading else run_in_capitals(t)
         parsed = (run_in[0], run_in[1], run_in[2][len(run_in[0]):].lstrip(" -\u2013\u2014:")) if run_in \
-            else parse_number(text, heading)
+            else _parse_flat(t, heading)
         if parsed is None:
-            t = " ".join(text.split())
             letter = re.match(r"^([A-Z])\.\s+(.*)$", t)
             opens = heading and (letter is None or titled(letter.group(2)))
             if opens and letter is not None and any(o.key for o in stack) and letter.group(1) == chr(ord(inner_letter) + 1):
@@ -231,7 +245,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
                 close(0, start)
                 last_child.clear()
                 stated.clear()
-                label = " ".join(text.split())
+                label = t
                 stack.append(_Open(label, (), label, label, start, page))
             continue
         number, key, rest = parsed
@@ -260,7 +274,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         if heading and title and not title[:1].isalnum() and title[:1] not in "“\"'(":
             continue
         label = (run_in[2] if run_in else f"{number} {title}" if heading and title != " ".join(rest.split())
-                 else " ".join(text.split()) if heading else (f"{number} {title}." if title else ""))
+                 else t if heading else (f"{number} {title}." if title else ""))
         if heading and not title:
             label = ""
         if not label and not any(o.label for o in stack[:sum(1 for o in stack if o.key == key[:len(o.key)])]):
