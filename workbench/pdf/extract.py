@@ -65,8 +65,9 @@ def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
             else:
                 ln.append(w)
     body, numbers = line_numbers_apart([list(lines.values()) for lines in blocks.values()])
-    ordered, cuts = split_straddling(body, page.rect.width)
-    return [part for b in order_blocks(ordered, page.rect.width, cuts) for part in margin_icons_apart(b)] + numbers
+    width = page.rect.width  # once: a page's rect is a call into MuPDF
+    ordered, cuts = split_straddling(body, width)
+    return [part for b in order_blocks(ordered, width, cuts) for part in margin_icons_apart(b)] + numbers
 
 
 def line_numbers_apart(blocks: list[list[list[RawWord]]]) -> tuple[list[list[list[RawWord]]], list[list[list[RawWord]]]]:

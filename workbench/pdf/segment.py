@@ -73,11 +73,12 @@ def body_height(doc: ParsedDocument) -> float:
     short small-print lines (the IRS instructions' tax tables) do not make the body's own size
     read as a heading's. Lines over 1.6 times the median line (tall formula lines in lecture
     notes, display type) are left out of it."""
-    heights = sorted([ln.y1 - ln.y0 for ln in doc.lines])
+    line_heights = [ln.y1 - ln.y0 for ln in doc.lines]  # once, read twice
+    heights = sorted(line_heights)
     if not heights:
         return 0.0
     cap = 1.6 * heights[len(heights) // 2]
-    by_height = sorted([(ln.y1 - ln.y0, ln.end - ln.start) for ln in doc.lines if ln.y1 - ln.y0 <= cap])
+    by_height = sorted([(h, ln.end - ln.start) for h, ln in zip(line_heights, doc.lines, strict=True) if h <= cap])
     half, acc = sum(n for _h, n in by_height) / 2, 0
     for h, n in by_height:
         acc += n
@@ -370,22 +371,23 @@ def run_in_label(text: str) -> int:
     or capitals, no stop, no verb, not ending on a word a phrase goes on from, then a word that
     opens sentences, capitalised. A number or an enumerator alone is an item's mark, not a label."""
     # the words read are the first RUN_IN_MAX_WORDS + 7 at most (a label, its opener, six after it),
-    # and the bound on k below is the same with them as with all of a long sentence's words
-    words = list(islice(_NON_SPACE.finditer(text), RUN_IN_MAX_WORDS + 8))
+    # and the bound on k below is the same with them as with all of a long sentence's words; split
+    # cuts at the characters \S+ does (both str.isspace's), without a match object a word
+    words = text.split(None, RUN_IN_MAX_WORDS + 8)[:RUN_IN_MAX_WORDS + 8]
     for k in range(1, min(RUN_IN_MAX_WORDS + 1, len(words) - 3)):
-        if words[k].group(0).rstrip(",") not in _OPENERS:
+        if words[k].rstrip(",") not in _OPENERS:
             continue
-        label = [w.group(0) for w in words[:k]]
+        label = words[:k]
         if (any(w[-1] in ".:;!?,)" for w in label) or _FINITE.search(" ".join(label))
                 or label[-1].lower() in OPEN_WORDS or not any(c.isalpha() for c in "".join(label))
                 or any(re.fullmatch(r"[\d.()]+|[A-Za-z]", w) for w in label)):
             return 0
-        rest = [w.group(0) for w in words[k + 1:k + 7]]
+        rest = words[k + 1:k + 7]
         if (sum(w[:1].isupper() or w[:1].isdigit() for w in label) < 0.6 * len(label) or not label[0][:1].isupper()
                 or sum(w[:1].isupper() for w in rest) > len(rest) / 2  # a title: "Secure Your Tax Records from …"
                 or (k == 1 and not re.search(r"[\d\-:]", label[0]))):  # one plain word: "Sei", "Expatriation"
             return 0
-        return words[k - 1].end()
+        return next(islice(_NON_SPACE.finditer(text), k - 1, None)).end()  # where the label's last word ends
     return 0
 
 
@@ -455,6 +457,12 @@ _ITEM_END_AND_OR = re.compile(r"[;\u037e]\s*(?:and|or)$")
 _AND_OR_ENDS = ("and", "or", "and\n", "or\n")  # … and _ITEM_END_AND_OR's
 
 
+def _words_at_least(text: str, n: int) -> bool:
+    """len(text.split()) >= n, splitting off n words at most (a sentence before a break is often
+    long): with maxsplit n - 1 the split gives min(words, n) pieces."""
+    return len(text.split(None, n - 1)) >= n
+
+
 def _goes_on(a: str, b: str) -> bool:
     """Whether the sentence ending block text `a` runs on into `b`, the next block's first
     sentence: `a` ends without a sentence end, on a comma or a word no sentence ends on, or `b`
@@ -465,9 +473,9 @@ def _goes_on(a: str, b: str) -> bool:
     a = a.rstrip().rstrip("\"'\u201d\u2019")  # '… entitled “Infringement,”' ends on its comma
     # _MARK_AT_END ends on "." or ")" at the end ($: or before a last newline): only such an `a` is
     # searched, not every sentence from its first character
-    if a.endswith(_MARK_ENDS) and _MARK_AT_END.search(a) and len(a.split()) >= REJOIN_MIN_WORDS:
+    if a.endswith(_MARK_ENDS) and _MARK_AT_END.search(a) and _words_at_least(a, REJOIN_MIN_WORDS):
         return b[:1].isalpha()  # "… outside the Ono Territory, or (ii)" | page break | "against Third Party …"
-    if not a or a[-1] in ".!?:;\u037e" or len(a.split()) < REJOIN_MIN_WORDS:
+    if not a or a[-1] in ".!?:;\u037e" or not _words_at_least(a, REJOIN_MIN_WORDS):
         return False
     if not b[:1].isalpha() or _ITEM_START.match(b):
         return False
@@ -479,7 +487,7 @@ def _goes_on(a: str, b: str) -> bool:
         return False
     if a[-1] in "-\u2013":  # a word broken over the break goes on in lower case
         return b[:1].islower()
-    return a[-1] == "," or a.split()[-1].lower() in _GOES_ON or b[:1].islower()
+    return a[-1] == "," or a.rsplit(None, 1)[-1].lower() in _GOES_ON or b[:1].islower()
 
 
 # Nothing, or a rule drawn in text ("______" under NIST SP 800-171's running header): no bullet, no word.
