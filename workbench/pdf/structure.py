@@ -320,7 +320,11 @@ def label_changes(sections: list[Section]) -> list[tuple[int, str | None, bool]]
 # a clause number or a decimal ("Section 1. ", "1.5 "), never an inline item.
 _INLINE_MARK = re.compile(r"(?<!\S)(\()?([ivxlc]{1,6}|[a-zA-Z]|\d{1,2})([.)])(?=\s)")
 _LEAD_END = re.compile(r"(?::|:?\s*[-\u2013\u2014])\s*$")  # "… of the following events:" / "as follows:-"
-_LEAD_CHARS = ":-\u2013\u2014"  # one of them is in every lead-in _LEAD_END finds
+# What a list needs, in one search: a lead-in's last character (":" or a dash, what _LEAD_END ends
+# on), space, then a first item's mark (a token worth 1: "1", "01", "a", "A", "i"; see _values) as
+# _INLINE_MARK reads it. A sentence without one has no list; most have none, though many hold a
+# hyphen, and are not read mark by mark.
+_FIRST_ITEM_AFTER_LEAD = re.compile(r"[:\-\u2013\u2014]\s+\(?(?:0?1|[aAi])[.)](?=\s)")
 # "…;", "…, or", "…; and" (";" may be U+037E, the Greek question mark some PDFs map it to)
 _ITEM_SEP = re.compile(r"(?:[;,\u037e]|[;,\u037e]?\s+(?:and|or|and/or))\s*$")
 
@@ -346,7 +350,7 @@ def item_starts(text: str, start: int = 0, end: int | None = None) -> list[int]:
     ("… material breach; or (ii"). A marker not after an item's end ("under clause (i) above")
     is a reference and begins nothing; a list without a lead-in colon is left whole."""
     end = len(text) if end is None else end
-    if all(text.find(c, start, end) < 0 for c in _LEAD_CHARS):  # no lead-in can end here: most sentences
+    if not _FIRST_ITEM_AFTER_LEAD.search(text, start, end):  # no first item after a lead-in: most sentences
         return []
     marks = [(m.start(), m.group(2), (m.group(1) or "") + m.group(3)) for m in _INLINE_MARK.finditer(text, start, end)
              if (m.group(3) == ")" or not (m.group(1) or m.group(2).isdigit()))]
