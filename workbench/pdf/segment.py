@@ -457,6 +457,19 @@ _ITEM_END_AND_OR = re.compile(r"[;\u037e]\s*(?:and|or)$")
 _AND_OR_ENDS = ("and", "or", "and\n", "or\n")  # … and _ITEM_END_AND_OR's
 
 
+def _mark_at_end(a: str) -> bool:
+    """_MARK_AT_END.search(a), searched from where a match can start, not from a's first character
+    (a is a whole sentence). A match ends on "." or ")" at the end ($: or before a last newline);
+    its mark ("(", a token of up to 6, the stop) lies in the last 9 characters, the space before the
+    mark runs back from there, and the separator before that is 3 characters at most ("and")."""
+    if not a.endswith(_MARK_ENDS):
+        return False
+    i = max(0, len(a) - 9)
+    while i > 0 and a[i - 1].isspace():
+        i -= 1
+    return _MARK_AT_END.search(a, max(0, i - 3)) is not None  # \b still sees the character before
+
+
 def _words_at_least(text: str, n: int) -> bool:
     """len(text.split()) >= n, splitting off n words at most (a sentence before a break is often
     long): with maxsplit n - 1 the split gives min(words, n) pieces."""
@@ -471,9 +484,7 @@ def _goes_on(a: str, b: str) -> bool:
     next item, and a hyphen goes on only into a lower-case word ("arti-" | "Unrestricted …" is
     the next column's paragraph)."""
     a = a.rstrip().rstrip("\"'\u201d\u2019")  # '… entitled “Infringement,”' ends on its comma
-    # _MARK_AT_END ends on "." or ")" at the end ($: or before a last newline): only such an `a` is
-    # searched, not every sentence from its first character
-    if a.endswith(_MARK_ENDS) and _MARK_AT_END.search(a) and _words_at_least(a, REJOIN_MIN_WORDS):
+    if _mark_at_end(a) and _words_at_least(a, REJOIN_MIN_WORDS):
         return b[:1].isalpha()  # "… outside the Ono Territory, or (ii)" | page break | "against Third Party …"
     if not a or a[-1] in ".!?:;\u037e" or not _words_at_least(a, REJOIN_MIN_WORDS):
         return False

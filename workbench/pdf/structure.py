@@ -31,6 +31,9 @@ _CAPS_WORD = r"(?:[A-Z][A-Z'’,;/&()-]*[A-Z),;]|&)"
 _RUN_IN_CAPITALS = re.compile(r"^(?:(ARTICLE|SECTION)\s+(\d{1,2}|[IVXL]{1,6})\.?|(\d{1,2}\.|\d{1,2}(?:\.\d{1,2}){1,2}\.?))\s+"
                               rf"(?:[-\u2013\u2014:]\s+)?({_CAPS_WORD}(?:\s+(?:{_CAPS_WORD}|[A-Z])){{0,11}})"
                               r"(?:\s+(.*))?$", re.S)
+# How a clause that run_in_capitals or _DECIMAL reads starts (after space): a digit, or the label
+# word (_DECIMAL's are read ignoring case, as here). A clause starting otherwise opens no section.
+_MAY_BE_NUMBERED = re.compile(r"\s*(?:\d|section|article|clause)", re.I)
 _ITEM_MARK = re.compile(r"(?:[IVX]{1,4}|[A-Z])[.)]\s")  # "… RESTRICTIONS I. Licensee …": the first item's mark
 _CLAUSE_NUMBER = re.compile(r"\(?\d{1,2}(?:\.\d{1,2})*[.)]?\s")
 # A division's designation is no section's title: "1 EXHIBIT 10.17" is a page number before it.
@@ -230,6 +233,8 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             last_child.clear()
             stated.clear()
             d += 1
+        if not heading and not _MAY_BE_NUMBERED.match(text):
+            continue  # a clause opens no section unless a number or its label starts it: no need to read it
         t = " ".join(text.split())  # flattened once: a candidate is often a whole sentence
         run_in = None if heading else run_in_capitals(t)
         parsed = (run_in[0], run_in[1], run_in[2][len(run_in[0]):].lstrip(" -\u2013\u2014:")) if run_in \
