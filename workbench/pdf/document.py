@@ -425,6 +425,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     failed: list[int] = []
     unmapped: list[int] = []
     per_page: list[list] = []  # blocks → lines → raw words, per page
+    per_page_boxes: list[list | None] = []  # each page's line boxes in the order of its lines (page_blocks)
     rects: list[pymupdf.Rect] = []  # each page's rectangle
     ocr_read: dict[int, PageOcr] = {}
     ocr_note: str | None = None
@@ -438,8 +439,9 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                 page = doc[pno]
                 number = pno + 1
                 shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
+                boxes: list = []
                 try:
-                    blocks = page_blocks(page)
+                    blocks = page_blocks(page, boxes)
                 except UnmappedText:  # symbols, not words: read as a page without text
                     blocks = []
                     unmapped.append(number)
@@ -449,6 +451,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                 chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
                                                                            words_so_far, settings)
                 per_page.append(blocks)
+                per_page_boxes.append(boxes if blocks else None)
                 rects.append(page.rect)  # kept: loading the page again for its size cost a page load
             no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
             want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
@@ -460,6 +463,8 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                     ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
                 finally:
                     gc.disable()
+                for n in ocr_read:  # its lines are OCR's now: their boxes are taken in the build
+                    per_page_boxes[n - 1] = None
             add_word, new_word = words.append, _new_word
             line_x: list[tuple[float, float]] = []  # each line's left and right edge, kept (line_x())
             add_x = line_x.append
@@ -471,6 +476,8 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                 page_start = pos
                 if number in ocr_read:  # checked like any page's text, now that OCR has read it
                     _refuse_text_after_extracting(blocks, name, number, pos, len(words), settings)
+                boxes = per_page_boxes[pno]
+                k = 0
                 for bi, block in enumerate(blocks):
                     if bi:
                         parts.append(BLOCK_SEP)
@@ -488,12 +495,14 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                             pos = end + 1
                         pos -= 1
                         parts.append(" ".join([rw[4] for rw in line]))
-                        # the line's box in one pass (min's and max's own comparisons, see _line_box)
-                        x0, y0, x1, y1 = _line_box(line)
+                        # the line's box, as page_blocks took it (or one pass here: min's and max's own comparisons)
+                        x0, y0, x1, y1 = boxes[k] if boxes is not None else _line_box(line)
+                        k += 1
                         lines.append(Line(number, bi, line_start, pos, first, len(words), y0, y1))
                         add_x((x0, x1))
                 rect = rects[pno]
                 pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
+            per_page_boxes.clear()
             per_page.clear()  # before the collector is on again: its first pass then walks no raw words
         meta = doc.metadata or {}
         pdf_labels = labels.pdf_page_labels(doc)
