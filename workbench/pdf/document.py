@@ -17,7 +17,13 @@ from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, OcrPage, PageRect, Span, sha256_text
 from workbench.pdf import active, anchor, labels, ocr, segment, structure
 from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, _line_box, page_blocks
-from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers, numbers_beside_words
+from workbench.pdf.furniture import (
+    _LINE_NO,
+    LINE_NUMBERS_MIN,
+    furniture_lines,
+    margin_line_numbers,
+    numbers_beside_words,
+)
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
 from workbench.pdf.ocr import PageOcr
@@ -178,6 +184,8 @@ class ParsedDocument:
             beside = {k: v for page_lines in boxes for k, v in numbers_beside_words(page_lines).items()}
             furniture = furniture_lines(per_page, margins, beside)
             for page_lines in boxes:
+                if sum(1 for b in page_lines if _LINE_NO.match(b[4])) < LINE_NUMBERS_MIN:
+                    continue  # fewer bare numbers than margin_line_numbers needs: it would find none
                 lefts = sorted([b[1] for b in page_lines if any(map(str.isalpha, b[4]))])
                 if len(lefts) >= LINE_NUMBERS_MIN:
                     furniture |= margin_line_numbers(page_lines, lefts[len(lefts) // 10])

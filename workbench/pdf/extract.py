@@ -114,8 +114,8 @@ def margin_icons_apart(block: list[list[RawWord]], line_boxes: dict[int, LineBox
     with no letter, far larger (a glyph); icon lines are read before the paragraph, as a block of
     their own. A bullet is set in the text's size and stays where it is. line_boxes: each line's
     box by id(line), where page_blocks has them."""
-    if len(block) < ICON_MIN_LINES + 1:
-        return [block]
+    if len(block) < ICON_MIN_LINES + 1 or all(len(ln) > 2 for ln in block):
+        return [block]  # an icon line has one or two words
     boxes = [line_boxes[id(ln)] for ln in block] if line_boxes is not None else [_line_box(ln) for ln in block]
     height = _median([b[3] - b[1] for b in boxes])
 

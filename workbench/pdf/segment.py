@@ -59,6 +59,8 @@ _RUN_IN = re.compile(
     re.I,
 )
 
+_RUN_IN_START = re.compile(r"\s*(?:[0-9]|section|article)", re.I)  # how a text _RUN_IN matches starts
+
 
 _SMALL = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "under"}
 
@@ -152,6 +154,8 @@ def run_in_heading(text: str) -> bool:
     short numbered sentence: no modal or auxiliary verb in lower case, and no "that:" introducing
     what follows ("1.4 Each SCHEDULE will at least contain the following:", "4. You have Part B
     benefits."). A title capitalises its verbs ("1.4 Limits on Where You May Operate.")."""
+    if not _RUN_IN_START.match(text):  # what _RUN_IN starts with, read before the text is flattened
+        return False
     t = " ".join(text.split()).replace("\u037e", ";")  # some PDFs map ";" to the Greek question mark
     return bool(_RUN_IN.match(t)) and not _LOWER_FINITE.search(t) and not t.endswith("that:")
 

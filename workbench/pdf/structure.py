@@ -387,10 +387,14 @@ _LETTERED = re.compile(
     r"^\(?(?:[a-z]|[ivx]{2,4}|[A-Z])[.)]\s+"
     r"(?:[A-Z][\w’'\-]*)(?:\s+(?:[A-Z][\w’'\-]*|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)){0,7}[.:]?$")
 
+_LETTERED_START = re.compile(r"\s*\(?(?:[a-z]|[ivx]{2,4}|[A-Z])[.)]\s")
+
 
 def lettered_heading(text: str) -> bool:
     """Whether a line or a run-in sentence is a lettered heading ("g. Governing Law and Forum",
     "a) TERMINATION FOR BREACH.") rather than a list item that states something ("a. Unless
     terminated earlier …", "b) Berkshire represents and warrants to Auriemma that:")."""
+    if not _LETTERED_START.match(text):  # what _LETTERED starts with, read before the text is flattened
+        return False
     t = " ".join(text.split())
     return bool(_LETTERED.match(t)) and not _LOWER_FINITE.search(t) and len(t.split()) >= 2
