@@ -9,7 +9,6 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -17,8 +16,14 @@ from workbench.config import Settings, defaults
 from workbench.errors import TooMuchTextError
 from workbench.models import ClosestMatch, Document, OcrPage, PageRect, Span, sha256_text
 from workbench.pdf import active, anchor, labels, ocr, segment, structure
-from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, page_blocks
-from workbench.pdf.furniture import LINE_NUMBERS_MIN, furniture_lines, margin_line_numbers, numbers_beside_words
+from workbench.pdf.extract import BLOCK_SEP, LINE_SEP, RawWord, UnmappedText, _line_box, page_blocks
+from workbench.pdf.furniture import (
+    _LINE_NO,
+    LINE_NUMBERS_MIN,
+    furniture_lines,
+    margin_line_numbers,
+    numbers_beside_words,
+)
 from workbench.pdf.limits import shown_glyphs_floor
 from workbench.pdf.mupdf import mupdf
 from workbench.pdf.ocr import PageOcr
@@ -31,7 +36,6 @@ if TYPE_CHECKING:
 
 PAGE_SEP = "\n\n"
 _new_word = tuple.__new__  # builds a Word without NamedTuple's Python-level __new__ (ingest speed)
-_X0, _Y0, _X1, _Y1 = (itemgetter(k) for k in range(4))  # a raw word's box
 
 
 class Word(NamedTuple):
@@ -177,6 +181,8 @@ class ParsedDocument:
             beside = {k: v for page_lines in boxes for k, v in numbers_beside_words(page_lines).items()}
             furniture = furniture_lines(per_page, margins, beside)
             for page_lines in boxes:
+                if sum(1 for b in page_lines if _LINE_NO.match(b[4])) < LINE_NUMBERS_MIN:
+                    continue  # fewer bare numbers than margin_line_numbers needs: it would find none
                 lefts = sorted([b[1] for b in page_lines if any(map(str.isalpha, b[4]))])
                 if len(lefts) >= LINE_NUMBERS_MIN:
                     furniture |= margin_line_numbers(page_lines, lefts[len(lefts) // 10])
@@ -424,6 +430,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     failed: list[int] = []
     unmapped: list[int] = []
     per_page: list[list] = []  # blocks → lines → raw words, per page
+    per_page_boxes: list[list | None] = []  # each page's line boxes in the order of its lines (page_blocks)
     rects: list[pymupdf.Rect] = []  # each page's rectangle
     ocr_read: dict[int, PageOcr] = {}
     ocr_note: str | None = None
@@ -435,8 +442,9 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             page = doc[pno]
             number = pno + 1
             shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
+            boxes: list = []
             try:
-                blocks = page_blocks(page)
+                blocks = page_blocks(page, boxes)
             except UnmappedText:  # symbols, not words: read as a page without text
                 blocks = []
                 unmapped.append(number)
@@ -446,12 +454,15 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
                                                                        words_so_far, settings)
             per_page.append(blocks)
+            per_page_boxes.append(boxes if blocks else None)
             rects.append(page.rect)  # kept: loading the page again for its size cost a page load
         no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
         want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
             [n for n in no_layer if n not in failed]
         if want:
             ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
+            for n in ocr_read:  # its lines are OCR's now: their boxes are taken in the build
+                per_page_boxes[n - 1] = None
         add_word, new_word = words.append, _new_word
         line_x: list[tuple[float, float]] = []  # each line's left and right edge, kept (line_x())
         add_x = line_x.append
@@ -464,6 +475,8 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                 page_start = pos
                 if number in ocr_read:  # checked like any page's text, now that OCR has read it
                     _refuse_text_after_extracting(blocks, name, number, pos, len(words), settings)
+                boxes = per_page_boxes[pno]
+                k = 0
                 for bi, block in enumerate(blocks):
                     if bi:
                         parts.append(BLOCK_SEP)
@@ -481,13 +494,15 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                             pos = end + 1
                         pos -= 1
                         parts.append(" ".join([rw[4] for rw in line]))
-                        # the line's box by C-level min/max over its words (a line is a few words)
-                        lines.append(Line(number, bi, line_start, pos, first, len(words),
-                                          min(map(_Y0, line)), max(map(_Y1, line))))
-                        add_x((min(map(_X0, line)), max(map(_X1, line))))
+                        # the line's box, as page_blocks took it (or one pass here: min's and max's own comparisons)
+                        x0, y0, x1, y1 = boxes[k] if boxes is not None else _line_box(line)
+                        k += 1
+                        lines.append(Line(number, bi, line_start, pos, first, len(words), y0, y1))
+                        add_x((x0, x1))
                 rect = rects[pno]
                 pages.append(PageText(number, page_start, pos, rect.width, rect.height, bool(blocks)))
-        per_page.clear()
+            per_page_boxes.clear()
+            per_page.clear()  # before the collector is on again: its first pass then walks no raw words
         meta = doc.metadata or {}
         pdf_labels = labels.pdf_page_labels(doc)
         try:

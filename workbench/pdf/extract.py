@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.pdf.furniture import LINE_NUMBERS_MIN, margin_line_numbers
+from workbench.pdf.furniture import _LINE_NO, LINE_NUMBERS_MIN, margin_line_numbers
 from workbench.pdf.mupdf import mupdf
 
 if TYPE_CHECKING:
@@ -41,10 +41,15 @@ _UNMAPPED = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ufffd]")
 UNMAPPED_MAX = 0.5  # share of a page's glyphs beyond which its text layer is not read at all
 
 
-def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
+LineBox = tuple[float, float, float, float]
+
+
+def page_blocks(page: pymupdf.Page, line_boxes: list[LineBox] | None = None) -> list[list[list[RawWord]]]:
     """Blocks → lines → words, blocks in reading order (see order_blocks). Raises UnmappedText
     when most glyphs map to no character: the few that do are then no more than symbols ("(700;)&"
-    for "(2003).") and must not be read as the page's words."""
+    for "(2003).") and must not be read as the page's words. Each line's box (_line_box) is taken
+    once, for order_blocks and margin_icons_apart; with `line_boxes`, they are appended to it in
+    the order of the lines returned, for the caller that builds the page's lines."""
     flags = mupdf().TEXTFLAGS_WORDS
     textpage = page.get_textpage(flags=flags)
     raw = page.get_text("words", flags=flags, sort=False, textpage=textpage)
@@ -65,16 +70,26 @@ def page_blocks(page: pymupdf.Page) -> list[list[list[RawWord]]]:
             else:
                 ln.append(w)
     body, numbers = line_numbers_apart([list(lines.values()) for lines in blocks.values()])
-    ordered, cuts = split_straddling(body, page.rect.width)
-    return [part for b in order_blocks(ordered, page.rect.width, cuts) for part in margin_icons_apart(b)] + numbers
+    width = page.rect.width  # once: a page's rect is a call into MuPDF
+    ordered, cuts = split_straddling(body, width)
+    boxes = {id(ln): _line_box(ln) for b in (*ordered, *numbers) for ln in b}  # lines kept alive: ids unique
+    out = [part for b in order_blocks(ordered, width, cuts, boxes) for part in margin_icons_apart(b, boxes)] + numbers
+    if line_boxes is not None:
+        line_boxes += [boxes[id(ln)] for b in out for ln in b]
+    return out
 
 
 def line_numbers_apart(blocks: list[list[list[RawWord]]]) -> tuple[list[list[list[RawWord]]], list[list[list[RawWord]]]]:
     """The page's blocks without the line numbers down its margin (a transcript's, pleading
     paper's), and those apart, top to bottom: left among the text they made a column of their own
     that took the footer with it and was read before the page's last lines."""
-    lines = [(i, *(_line_box(b[0])[0::2]), b[0][0][1], " ".join([w[4] for w in b[0]]))
-             for i, b in enumerate(blocks) if len(b) == 1]
+    # only a one-line block of a bare number can be one (margin_line_numbers reads no other line),
+    # and fewer than LINE_NUMBERS_MIN of them are none: most pages stop here, before any box is read
+    numbered = [(i, b[0], t) for i, b in enumerate(blocks) if len(b) == 1
+                and _LINE_NO.match(t := " ".join([w[4] for w in b[0]]))]
+    if len(numbered) < LINE_NUMBERS_MIN:
+        return blocks, []
+    lines = [(i, *(_line_box(ln)[0::2]), ln[0][1], t) for i, ln, t in numbered]
     lefts = sorted([_bbox(b)[0] for b in blocks if _has_letter(b)])
     if len(lefts) < LINE_NUMBERS_MIN:
         return blocks, []
@@ -89,17 +104,19 @@ ICON_MIN_LINES = 3  # lines of running text a block needs before a line beside t
 ICON_SMALL, ICON_LARGE = 0.7, 1.4  # an icon's label is far smaller than the text, its glyph far larger
 
 
-def margin_icons_apart(block: list[list[RawWord]]) -> list[list[list[RawWord]]]:
+def margin_icons_apart(block: list[list[RawWord]], line_boxes: dict[int, LineBox] | None = None
+                       ) -> list[list[list[RawWord]]]:
     """The block, or [its margin icons, the rest]: an icon set beside a paragraph (the IRS's "!" in
     large type over "CAUTION" in tiny type, left of the text) shares the paragraph's block, and read
     by height its lines cut the sentences beside them ("Nonresident aliens who make ! this election
     may forfeit the right … otherwise CAUTION available …"). An icon line stands beside a line of
     the text (at its height, left or right of it), in type far smaller than the text (a label) or,
     with no letter, far larger (a glyph); icon lines are read before the paragraph, as a block of
-    their own. A bullet is set in the text's size and stays where it is."""
-    if len(block) < ICON_MIN_LINES + 1:
-        return [block]
-    boxes = [_line_box(ln) for ln in block]
+    their own. A bullet is set in the text's size and stays where it is. line_boxes: each line's
+    box by id(line), where page_blocks has them."""
+    if len(block) < ICON_MIN_LINES + 1 or all(len(ln) > 2 for ln in block):
+        return [block]  # an icon line has one or two words
+    boxes = [line_boxes[id(ln)] for ln in block] if line_boxes is not None else [_line_box(ln) for ln in block]
     height = _median([b[3] - b[1] for b in boxes])
 
     def icon(ln: list[RawWord], b: tuple[float, float, float, float]) -> bool:
@@ -146,6 +163,28 @@ def _line_box(words: Iterable[RawWord]) -> tuple[float, float, float, float]:
 def _bbox(block: list[list[RawWord]]) -> tuple[float, float, float, float]:
     """The block's bounding box: its words' in reading order."""
     return _line_box(chain.from_iterable(block))
+
+
+def _block_box(block: list[list[RawWord]], line_boxes: dict[int, LineBox]) -> LineBox:
+    """_bbox(block) from its lines' boxes: the first least (greatest) value of the first least
+    (greatest) values of the lines is the first least (greatest) of the words, ties included.
+    Only a NaN at the start of a line after the first makes that line's box NaN where the scan
+    over the words skips it (a NaN never compares less): then the words are read."""
+    it = iter(block)
+    x0, y0, x1, y1 = line_boxes[id(next(it))]
+    for ln in it:
+        b = line_boxes[id(ln)]
+        if b[0] != b[0] or b[1] != b[1] or b[2] != b[2] or b[3] != b[3]:
+            return _bbox(block)
+        if b[0] < x0:
+            x0 = b[0]
+        if b[1] < y0:
+            y0 = b[1]
+        if b[2] > x1:
+            x1 = b[2]
+        if b[3] > y1:
+            y1 = b[3]
+    return x0, y0, x1, y1
 
 
 def _has_letter(block: list[list[RawWord]]) -> bool:
@@ -294,18 +333,19 @@ def _column_gaps(blocks: list[list[list[RawWord]]], boxes: list[tuple[float, flo
     return sorted(out)
 
 
-def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Sequence[float] = ()
-                 ) -> list[list[list[RawWord]]]:
+def order_blocks(blocks: list[list[list[RawWord]]], page_width: float, cuts: Sequence[float] = (),
+                 line_boxes: dict[int, LineBox] | None = None) -> list[list[list[RawWord]]]:
     """Reading order that keeps multi-column pages sane.
 
     Blocks wider than half the page (titles, running headers, single-column paragraphs) are
     bands, and so are blocks across one of `cuts` (the gutters split_straddling found between
     columns of running text: a footer under two of three columns would otherwise join them into
     one); between two bands, narrower blocks are grouped into columns (connected by horizontal
-    overlap) and read column by column, left to right, each top to bottom."""
+    overlap) and read column by column, left to right, each top to bottom. line_boxes: each
+    line's box by id(line), where page_blocks has them (a block's box is then read from them)."""
     if len(blocks) < 2:
         return blocks
-    boxes = [_bbox(b) for b in blocks]
+    boxes = [_block_box(b, line_boxes) for b in blocks] if line_boxes is not None else [_bbox(b) for b in blocks]
     idx = sorted(range(len(blocks)), key=lambda i: (boxes[i][1], boxes[i][0]))
     wide = 0.5 * page_width
     gaps = _column_gaps(blocks, boxes, page_width)

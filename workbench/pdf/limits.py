@@ -96,25 +96,28 @@ def shown_glyphs_floor(doc: pymupdf.Document, page: pymupdf.Page, *, cap: int | 
     forms: dict[int, list[tuple[str, int]]] = {}  # invoker xref (0 = the page) -> [(name, form xref)]
     for xref, name, invoker, _bbox in page.get_xobjects():
         forms.setdefault(invoker, []).append((name, xref))
-    memo: dict[int, int] = {}
-
-    def total(content: bytes, invoker: int, depth: int, seen: frozenset[int]) -> int:
-        short = invoker == 0 and cap is not None and len(content) <= BYTES_PER_GLYPH_MAX * cap
-        n = 0 if short else string_bytes(content)
-        if depth >= _MAX_DEPTH:
-            return n
-        for name, xref in forms.get(invoker, []):
-            calls = _invocations(content, name)
-            if not calls or xref in seen:
-                continue
-            if xref not in memo:
-                memo[xref] = total(doc.xref_stream(xref) or b"", xref, depth + 1, seen | {xref})
-            n += calls * memo[xref]
-        return n
-
-    n = total(page.read_contents(), 0, 0, frozenset())
+    n = _total(doc, forms, {}, cap, page.read_contents(), 0, 0, frozenset())
     for annot in page.annots() or []:
         kind, value = doc.xref_get_key(annot.xref, "AP/N")
         if kind == "xref":
             n += string_bytes(doc.xref_stream(int(value.split()[0])) or b"")
     return n // BYTES_PER_GLYPH_MAX
+
+
+def _total(doc: pymupdf.Document, forms: dict[int, list[tuple[str, int]]], memo: dict[int, int], cap: int | None,
+           content: bytes, invoker: int, depth: int, seen: frozenset[int]) -> int:
+    """String bytes shown by `content` and the forms it draws (memo: per form xref, its total). A
+    function of the module, not a closure calling itself: that closure was a reference cycle a
+    page, left for the collector, which open_pdf pauses while it reads the pages."""
+    short = invoker == 0 and cap is not None and len(content) <= BYTES_PER_GLYPH_MAX * cap
+    n = 0 if short else string_bytes(content)
+    if depth >= _MAX_DEPTH:
+        return n
+    for name, xref in forms.get(invoker, []):
+        calls = _invocations(content, name)
+        if not calls or xref in seen:
+            continue
+        if xref not in memo:
+            memo[xref] = _total(doc, forms, memo, cap, doc.xref_stream(xref) or b"", xref, depth + 1, seen | {xref})
+        n += calls * memo[xref]
+    return n

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Literal
 
 from workbench.pdf import structure
@@ -58,6 +59,8 @@ _RUN_IN = re.compile(
     re.I,
 )
 
+_RUN_IN_START = re.compile(r"\s*(?:[0-9]|section|article)", re.I)  # how a text _RUN_IN matches starts
+
 
 _SMALL = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "under"}
 
@@ -72,11 +75,12 @@ def body_height(doc: ParsedDocument) -> float:
     short small-print lines (the IRS instructions' tax tables) do not make the body's own size
     read as a heading's. Lines over 1.6 times the median line (tall formula lines in lecture
     notes, display type) are left out of it."""
-    heights = sorted([ln.y1 - ln.y0 for ln in doc.lines])
+    line_heights = [ln.y1 - ln.y0 for ln in doc.lines]  # once, read twice
+    heights = sorted(line_heights)
     if not heights:
         return 0.0
     cap = 1.6 * heights[len(heights) // 2]
-    by_height = sorted([(ln.y1 - ln.y0, ln.end - ln.start) for ln in doc.lines if ln.y1 - ln.y0 <= cap])
+    by_height = sorted([(h, ln.end - ln.start) for h, ln in zip(line_heights, doc.lines, strict=True) if h <= cap])
     half, acc = sum(n for _h, n in by_height) / 2, 0
     for h, n in by_height:
         acc += n
@@ -86,8 +90,10 @@ def body_height(doc: ParsedDocument) -> float:
 
 
 def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: bool = False) -> bool:
+    if len(text) > 120 or not prev_ends:  # before the split: most lines of a page stop here
+        return False
     words = text.split()
-    if not words or len(words) > MAX_HEADING_WORDS or len(text) > 120 or not prev_ends:
+    if not words or len(words) > MAX_HEADING_WORDS:
         return False
     if not any(map(str.isalpha, text)) or text.rstrip()[-1] in ",;":
         return False
@@ -97,8 +103,6 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return True
     if text[0].islower():
         return False
-    letters = list(filter(str.isalpha, text))
-    upper = sum(map(str.isupper, letters)) / len(letters)
     # a sentence's end past six words makes a sentence - unless a numbered line in capitals has no
     # verb ("18. SPECIAL CONDITIONS IN CONNECTION WITH DEFRA AGREEMENT NF 0426.")
     ends_sentence = text.rstrip()[-1] in ".!?:" and len(words) > 6 \
@@ -109,7 +113,8 @@ def _is_heading(text: str, height: float, body: float, prev_ends: bool, alone: b
         return True
     if alone and len(words) <= 10 and text.rstrip()[-1] not in ".,;:" and _title_case(words):
         return True  # a short Title Case line standing as its own block ("Emergency Order of Prohibition")
-    if len(letters) >= 4 and upper >= 0.8:
+    letters = list(filter(str.isalpha, text))  # not empty: a line without a letter returned above
+    if len(letters) >= 4 and sum(map(str.isupper, letters)) / len(letters) >= 0.8:
         return True
     if _NUMBERED.match(text) and height >= body * 0.95:  # smaller print: a numbered footnote
         rest = [w for w in words[1:] if w[0].isalpha()]
@@ -149,6 +154,8 @@ def run_in_heading(text: str) -> bool:
     short numbered sentence: no modal or auxiliary verb in lower case, and no "that:" introducing
     what follows ("1.4 Each SCHEDULE will at least contain the following:", "4. You have Part B
     benefits."). A title capitalises its verbs ("1.4 Limits on Where You May Operate.")."""
+    if not _RUN_IN_START.match(text):  # what _RUN_IN starts with, read before the text is flattened
+        return False
     t = " ".join(text.split()).replace("\u037e", ";")  # some PDFs map ";" to the Greek question mark
     return bool(_RUN_IN.match(t)) and not _LOWER_FINITE.search(t) and not t.endswith("that:")
 
@@ -359,6 +366,7 @@ _OPENERS = frozenset({
 })
 _FINITE = re.compile(r"\b(?:must|shall|should|may|will|can|cannot|is|are|was|were|has|have|does|do|be)\b", re.I)
 RUN_IN_MAX_WORDS = 10
+_NON_SPACE = re.compile(r"\S+")
 
 
 def run_in_label(text: str) -> int:
@@ -366,21 +374,24 @@ def run_in_label(text: str) -> int:
     "Execution Feedback" before "For coding tasks, …"), else 0: at most 10 words in title case
     or capitals, no stop, no verb, not ending on a word a phrase goes on from, then a word that
     opens sentences, capitalised. A number or an enumerator alone is an item's mark, not a label."""
-    words = list(re.finditer(r"\S+", text))
+    # the words read are the first RUN_IN_MAX_WORDS + 7 at most (a label, its opener, six after it),
+    # and the bound on k below is the same with them as with all of a long sentence's words; split
+    # cuts at the characters \S+ does (both str.isspace's), without a match object a word
+    words = text.split(None, RUN_IN_MAX_WORDS + 8)[:RUN_IN_MAX_WORDS + 8]
     for k in range(1, min(RUN_IN_MAX_WORDS + 1, len(words) - 3)):
-        if words[k].group(0).rstrip(",") not in _OPENERS:
+        if words[k].rstrip(",") not in _OPENERS:
             continue
-        label = [w.group(0) for w in words[:k]]
+        label = words[:k]
         if (any(w[-1] in ".:;!?,)" for w in label) or _FINITE.search(" ".join(label))
                 or label[-1].lower() in OPEN_WORDS or not any(c.isalpha() for c in "".join(label))
                 or any(re.fullmatch(r"[\d.()]+|[A-Za-z]", w) for w in label)):
             return 0
-        rest = [w.group(0) for w in words[k + 1:k + 7]]
+        rest = words[k + 1:k + 7]
         if (sum(w[:1].isupper() or w[:1].isdigit() for w in label) < 0.6 * len(label) or not label[0][:1].isupper()
                 or sum(w[:1].isupper() for w in rest) > len(rest) / 2  # a title: "Secure Your Tax Records from …"
                 or (k == 1 and not re.search(r"[\d\-:]", label[0]))):  # one plain word: "Sei", "Expatriation"
             return 0
-        return words[k - 1].end()
+        return next(islice(_NON_SPACE.finditer(text), k - 1, None)).end()  # where the label's last word ends
     return 0
 
 
@@ -445,6 +456,28 @@ REJOIN_MIN_WORDS = 5  # a shorter block end is a table cell or a label, not a se
 # The next item's marker after an item's end, with its item on the next page or block: the marker
 # goes with its item, and the sentence runs on into the block that holds it.
 _MARK_AT_END = re.compile(r"(?:[;:,\u037e]|\b(?:and|or))\s+\(?(?:[ivxlc]{1,6}|[a-zA-Z]|\d{1,2})[.)]$")
+_MARK_ENDS = (".", ")", ".\n", ")\n")  # how a text _MARK_AT_END finds anything in ends
+_ITEM_END_AND_OR = re.compile(r"[;\u037e]\s*(?:and|or)$")
+_AND_OR_ENDS = ("and", "or", "and\n", "or\n")  # … and _ITEM_END_AND_OR's
+
+
+def _mark_at_end(a: str) -> bool:
+    """_MARK_AT_END.search(a), searched from where a match can start, not from a's first character
+    (a is a whole sentence). A match ends on "." or ")" at the end ($: or before a last newline);
+    its mark ("(", a token of up to 6, the stop) lies in the last 9 characters, the space before the
+    mark runs back from there, and the separator before that is 3 characters at most ("and")."""
+    if not a.endswith(_MARK_ENDS):
+        return False
+    i = max(0, len(a) - 9)
+    while i > 0 and a[i - 1].isspace():
+        i -= 1
+    return _MARK_AT_END.search(a, max(0, i - 3)) is not None  # \b still sees the character before
+
+
+def _words_at_least(text: str, n: int) -> bool:
+    """len(text.split()) >= n, splitting off n words at most (a sentence before a break is often
+    long): with maxsplit n - 1 the split gives min(words, n) pieces."""
+    return len(text.split(None, n - 1)) >= n
 
 
 def _goes_on(a: str, b: str) -> bool:
@@ -455,9 +488,9 @@ def _goes_on(a: str, b: str) -> bool:
     next item, and a hyphen goes on only into a lower-case word ("arti-" | "Unrestricted …" is
     the next column's paragraph)."""
     a = a.rstrip().rstrip("\"'\u201d\u2019")  # '… entitled “Infringement,”' ends on its comma
-    if _MARK_AT_END.search(a) and len(a.split()) >= REJOIN_MIN_WORDS:
+    if _mark_at_end(a) and _words_at_least(a, REJOIN_MIN_WORDS):
         return b[:1].isalpha()  # "… outside the Ono Territory, or (ii)" | page break | "against Third Party …"
-    if not a or a[-1] in ".!?:;\u037e" or len(a.split()) < REJOIN_MIN_WORDS:
+    if not a or a[-1] in ".!?:;\u037e" or not _words_at_least(a, REJOIN_MIN_WORDS):
         return False
     if not b[:1].isalpha() or _ITEM_START.match(b):
         return False
@@ -465,11 +498,11 @@ def _goes_on(a: str, b: str) -> bool:
         # but a glossary's "[44 USC 3552]" | "information system" and a table's "(Long distance)" |
         # "included" end an entry: the next line must read as running text
         return b[:1].islower() and len(b.split("\n", 1)[0].split()) >= REJOIN_MIN_WORDS
-    if re.search(r"[;\u037e]\s*(?:and|or)$", a):  # a list item's end (";" may be U+037E): the next item follows
+    if a.endswith(_AND_OR_ENDS) and _ITEM_END_AND_OR.search(a):  # a list item's end (";" may be U+037E): the next item follows
         return False
     if a[-1] in "-\u2013":  # a word broken over the break goes on in lower case
         return b[:1].islower()
-    return a[-1] == "," or a.split()[-1].lower() in _GOES_ON or b[:1].islower()
+    return a[-1] == "," or a.rsplit(None, 1)[-1].lower() in _GOES_ON or b[:1].islower()
 
 
 # Nothing, or a rule drawn in text ("______" under NIST SP 800-171's running header): no bullet, no word.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 SECTION_SKIP_MAX = 3  # a number may skip this many siblings ("7." after "4." where 5 and 6 were missed)
 TITLE_MAX_WORDS = 12
@@ -30,6 +31,9 @@ _CAPS_WORD = r"(?:[A-Z][A-Z'’,;/&()-]*[A-Z),;]|&)"
 _RUN_IN_CAPITALS = re.compile(r"^(?:(ARTICLE|SECTION)\s+(\d{1,2}|[IVXL]{1,6})\.?|(\d{1,2}\.|\d{1,2}(?:\.\d{1,2}){1,2}\.?))\s+"
                               rf"(?:[-\u2013\u2014:]\s+)?({_CAPS_WORD}(?:\s+(?:{_CAPS_WORD}|[A-Z])){{0,11}})"
                               r"(?:\s+(.*))?$", re.S)
+# How a clause that run_in_capitals or _DECIMAL reads starts (after space): a digit, or the label
+# word (_DECIMAL's are read ignoring case, as here). A clause starting otherwise opens no section.
+_MAY_BE_NUMBERED = re.compile(r"\s*(?:\d|section|article|clause)", re.I)
 _ITEM_MARK = re.compile(r"(?:[IVX]{1,4}|[A-Z])[.)]\s")  # "… RESTRICTIONS I. Licensee …": the first item's mark
 _CLAUSE_NUMBER = re.compile(r"\(?\d{1,2}(?:\.\d{1,2})*[.)]?\s")
 # A division's designation is no section's title: "1 EXHIBIT 10.17" is a page number before it.
@@ -119,12 +123,21 @@ def run_in_capitals(t: str) -> tuple[str, tuple[int, ...], str, str] | None:
     return f"{word} {num}", key, t[:m.end(4)].rstrip(",;"), after
 
 
+@lru_cache(maxsize=1024)
+def _before_child(child: str) -> re.Pattern[str]:
+    """The pattern of a title before the first child's number `child` ("5.1"), compiled once: the
+    re module's own cache of 512 held them no longer than a few documents."""
+    return re.compile(rf"([^\n]{{1,120}}?)[.:]?\s+{re.escape(child)}\.?(?:\s|$)")
+
+
 def title_before_child(key: tuple[int, ...], rest: str) -> str:
     """The title between a number and its first child's number ("2. Co-operation procedure. 2.1.
     Sourcing …", "5. Payment 5.1 FEES AND EXPENSES …": text flattened from lines), or "": at most
     TITLE_MAX_WORDS words opening with a capital, with no verb in lower case."""
-    child = re.escape(".".join(map(str, (*key, 1))))
-    m = re.match(rf"([^\n]{{1,120}}?)[.:]?\s+{child}\.?(?:\s|$)", rest)  # "5. Term 5.1." cut at its stop
+    child = ".".join(map(str, (*key, 1)))
+    if child not in rest:  # what the pattern needs: most clauses name no child, and none is compiled
+        return ""
+    m = _before_child(child).match(rest)  # "5. Term 5.1." cut at its stop
     if m is None:
         return ""
     title = " ".join(m.group(1).split())
@@ -138,7 +151,11 @@ def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] |
     """(number as printed, key, the text after the number) of a numbered heading or clause, or
     None. A clause (heading=False) needs a dotted number ("5.2", "6."): "10 South Wacker Drive"
     and a page's "2" open none."""
-    t = " ".join(text.split())
+    return _parse_flat(" ".join(text.split()), heading)
+
+
+def _parse_flat(t: str, heading: bool) -> tuple[str, tuple[int, ...], str] | None:
+    """parse_number of a text already flattened (" ".join(text.split()))."""
     if m := _DECIMAL.match(t):
         num, dot, rest = m.groups()
         if not heading and "." not in num + dot:
@@ -216,11 +233,13 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             last_child.clear()
             stated.clear()
             d += 1
-        run_in = None if heading else run_in_capitals(" ".join(text.split()))
+        if not heading and not _MAY_BE_NUMBERED.match(text):
+            continue  # a clause opens no section unless a number or its label starts it: no need to read it
+        t = " ".join(text.split())  # flattened once: a candidate is often a whole sentence
+        run_in = None if heading else run_in_capitals(t)
         parsed = (run_in[0], run_in[1], run_in[2][len(run_in[0]):].lstrip(" -\u2013\u2014:")) if run_in \
-            else parse_number(text, heading)
+            else _parse_flat(t, heading)
         if parsed is None:
-            t = " ".join(text.split())
             letter = re.match(r"^([A-Z])\.\s+(.*)$", t)
             opens = heading and (letter is None or titled(letter.group(2)))
             if opens and letter is not None and any(o.key for o in stack) and letter.group(1) == chr(ord(inner_letter) + 1):
@@ -231,7 +250,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
                 close(0, start)
                 last_child.clear()
                 stated.clear()
-                label = " ".join(text.split())
+                label = t
                 stack.append(_Open(label, (), label, label, start, page))
             continue
         number, key, rest = parsed
@@ -260,7 +279,7 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         if heading and title and not title[:1].isalnum() and title[:1] not in "“\"'(":
             continue
         label = (run_in[2] if run_in else f"{number} {title}" if heading and title != " ".join(rest.split())
-                 else " ".join(text.split()) if heading else (f"{number} {title}." if title else ""))
+                 else t if heading else (f"{number} {title}." if title else ""))
         if heading and not title:
             label = ""
         if not label and not any(o.label for o in stack[:sum(1 for o in stack if o.key == key[:len(o.key)])]):
@@ -306,7 +325,11 @@ def label_changes(sections: list[Section]) -> list[tuple[int, str | None, bool]]
 # a clause number or a decimal ("Section 1. ", "1.5 "), never an inline item.
 _INLINE_MARK = re.compile(r"(?<!\S)(\()?([ivxlc]{1,6}|[a-zA-Z]|\d{1,2})([.)])(?=\s)")
 _LEAD_END = re.compile(r"(?::|:?\s*[-\u2013\u2014])\s*$")  # "… of the following events:" / "as follows:-"
-_LEAD_CHARS = ":-\u2013\u2014"  # one of them is in every lead-in _LEAD_END finds
+# What a list needs, in one search: a lead-in's last character (":" or a dash, what _LEAD_END ends
+# on), space, then a first item's mark (a token worth 1: "1", "01", "a", "A", "i"; see _values) as
+# _INLINE_MARK reads it. A sentence without one has no list; most have none, though many hold a
+# hyphen, and are not read mark by mark.
+_FIRST_ITEM_AFTER_LEAD = re.compile(r"[:\-\u2013\u2014]\s+\(?(?:0?1|[aAi])[.)](?=\s)")
 # "…;", "…, or", "…; and" (";" may be U+037E, the Greek question mark some PDFs map it to)
 _ITEM_SEP = re.compile(r"(?:[;,\u037e]|[;,\u037e]?\s+(?:and|or|and/or))\s*$")
 
@@ -332,7 +355,7 @@ def item_starts(text: str, start: int = 0, end: int | None = None) -> list[int]:
     ("… material breach; or (ii"). A marker not after an item's end ("under clause (i) above")
     is a reference and begins nothing; a list without a lead-in colon is left whole."""
     end = len(text) if end is None else end
-    if all(text.find(c, start, end) < 0 for c in _LEAD_CHARS):  # no lead-in can end here: most sentences
+    if not _FIRST_ITEM_AFTER_LEAD.search(text, start, end):  # no first item after a lead-in: most sentences
         return []
     marks = [(m.start(), m.group(2), (m.group(1) or "") + m.group(3)) for m in _INLINE_MARK.finditer(text, start, end)
              if (m.group(3) == ")" or not (m.group(1) or m.group(2).isdigit()))]
@@ -364,10 +387,14 @@ _LETTERED = re.compile(
     r"^\(?(?:[a-z]|[ivx]{2,4}|[A-Z])[.)]\s+"
     r"(?:[A-Z][\w’'\-]*)(?:\s+(?:[A-Z][\w’'\-]*|of|and|or|the|to|for|in|on|by|with|a|an|&|;|,)){0,7}[.:]?$")
 
+_LETTERED_START = re.compile(r"\s*\(?(?:[a-z]|[ivx]{2,4}|[A-Z])[.)]\s")
+
 
 def lettered_heading(text: str) -> bool:
     """Whether a line or a run-in sentence is a lettered heading ("g. Governing Law and Forum",
     "a) TERMINATION FOR BREACH.") rather than a list item that states something ("a. Unless
     terminated earlier …", "b) Berkshire represents and warrants to Auriemma that:")."""
+    if not _LETTERED_START.match(text):  # what _LETTERED starts with, read before the text is flattened
+        return False
     t = " ".join(text.split())
     return bool(_LETTERED.match(t)) and not _LOWER_FINITE.search(t) and len(t.split()) >= 2
