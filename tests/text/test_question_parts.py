@@ -47,6 +47,8 @@ def test_a_question_asking_one_thing_stays_whole(question):
     # a fronted clause is no part: it belongs to the question it fronts
     ("Once the first term is over, does the contract carry on for further periods, and how long is each?",
      ["Once the first term is over, does the contract carry on for further periods", "how long is each"]),
+    ("The governing law, and where must disputes be resolved?",  # a noun phrase asks a thing too
+     ["The governing law", "where must disputes be resolved"]),
 ])
 def test_parts_follow_the_questions_asked_not_the_commas(question, parts):
     assert question_parts(question) == parts

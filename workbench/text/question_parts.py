@@ -21,9 +21,10 @@ _SUBJECT = r"(?:the|this|that|these|those|there|it|they|either|each|any|a|an|its
 _PREP = r"(?:on|by|in|at|for|from|to|until|under|within|with|after|before)"
 _JOIN = re.compile(rf"(?:\s*[;,]\s*(?:and|or)?|\s+(?:and|or|as\s+well\s+as))\s+"
                    rf"(?=(?:(?:{_PREP}\s+)?{_WH}\b|{_AUX}\s+{_SUBJECT}\b))", re.I)
-# A piece that is no question of its own is a fronted clause of the next one ("Once the first
-# term is over, does the contract carry on …?"; "If it renews, how long is each term?").
-_ASKS = re.compile(rf"^(?:(?:{_PREP}\s+)?{_WH}|{_AUX}|list|name|state|describe|give|identify|explain)\b", re.I)
+# A piece opening with a subordinator is a fronted clause of the next one, no question of its own
+# ("Once the first term is over, does the contract carry on …?"; "If it renews, how long is each term?").
+_FRONTED = re.compile(r"^(?:once|if|after|before|unless|while|upon|assuming|provided|given|since|because|"
+                      r"although|though|in\s+case|as\s+soon\s+as)\b", re.I)
 _SENTENCE = re.compile(r"(?<=\?)\s+(?=\S)")
 
 
@@ -39,7 +40,7 @@ def question_parts(question: str) -> list[str]:
     for sentence in _SENTENCE.split(q):
         pieces = [p.strip(" ,;") for p in _JOIN.split(sentence)]
         pieces = [p.rstrip(" ?") for p in pieces if p]
-        fronted = [not _ASKS.match(p) for p in pieces]
+        fronted = [bool(_FRONTED.match(p)) for p in pieces]
         for i in range(len(pieces) - 1):  # a fronted clause joins the question it fronts
             if fronted[i]:
                 pieces[i + 1], pieces[i] = f"{pieces[i]}, {pieces[i + 1]}", ""

@@ -1,6 +1,6 @@
 """Gate `value_asked`: a question that asks for a value — "how many days", "how much notice" (a
-period), "how much", "what percentage", "which state's law", "on what date" — is answered only by a quote that states a value
-of that kind (read by judgment.facts, the reader that judges claims). A clause on the topic that
+period), "how much", "what percentage", "which state's law", "on what date" — is answered only by
+a quote that states a value of that kind (read by judgment.facts, the reader that judges claims). A clause on the topic that
 names no value ("may terminate on prior written notice", "Net Sales means …", "within [*****]
 days") is on the subject but does not answer: rejected as does_not_address_question, so a question
 the document does not answer gets NO_AUTHORITATIVE_EVIDENCE, and a reviewer can still mark the
