@@ -112,6 +112,10 @@ def test_a_lettered_list_inside_a_numbered_section_is_its_items():
                                                           ("4. COVENANT NOT TO TRANSFER INTERESTS.", 30, 100)]
     form = build([(0, 1, "1. Name", True), (10, 1, "2. Address", True), (20, 1, "B. Type of Request", True)], [], 100)
     assert [s.label for s in form][-1] == "B. Type of Request"
+    # "16. MISCELLANEOUS. A. ADVERTISING. …" run into a line: "C. ARBITRATION." on its own is still its item
+    misc = build([(0, 1, "16. MISCELLANEOUS.", True), (10, 1, "C. ARBITRATION.", True), (20, 1, "H. COUNTERPARTS.", True),
+                  (30, 1, "0. SERVICES FOR OTHERS.", True)], [], 100)
+    assert [(s.label, s.start, s.end) for s in misc] == [("16. MISCELLANEOUS.", 0, 100)]
 
 
 HELD_OUT = [  # contracts of the held-out section-label set (bench/data/section_labels_heldout.tsv)
@@ -242,8 +246,23 @@ def test_run_in_articles_open_sections_even_after_one_was_missed():
              (30, 1, "ARTICLE 12 - DIVIDEND DISTRIBUTIONS 12.1 The distribution will be annual.", False),
              (40, 1, "ARTICLE 13 - CURRENCY 13.1 All amounts are in US dollars.", False)]
     sections = build(cands, [], 100, midline=frozenset({10, 30, 40}))
-    assert [s.label for s in sections] == ["ARTICLE 9 - OBLIGATIONS OF NVOS", "ARTICLE 10 - OBLIGATIONS OF HGF",
-                                          "ARTICLE 12 - DIVIDEND DISTRIBUTIONS", "ARTICLE 13 - CURRENCY"]
+    assert [s.label for s in sections if s.level == 1] == [
+        "ARTICLE 9 - OBLIGATIONS OF NVOS", "ARTICLE 10 - OBLIGATIONS OF HGF", "ARTICLE 12 - DIVIDEND DISTRIBUTIONS",
+        "ARTICLE 13 - CURRENCY"]
+    assert {s.number for s in sections if s.level == 2} == {"9.1", "10.1", "12.1", "13.1"}  # each first clause too
+
+
+@pytest.mark.parametrize(("text", "child"), [
+    # a heading run into its first child: the child opens where its number stands, with its own title
+    ("9. CONFIDENTIAL INFORMATION 9.1 Confidential Information. 9.1.1 All Confidential Information is secret.",
+     "9.1 Confidential Information."),
+    ("12. GENERAL PROVISIONS 12.1 Notices. Except for invoices, all notices are in writing.", "12.1 Notices."),
+    ("5. Payment 5.1 Fees. Client will pay fees.", "5.1 Fees."),  # a title before its first child's number
+])
+def test_a_first_child_run_in_after_its_parents_title_opens_too(text, child):
+    sections = build([(0, 1, text, False)], [], 200)
+    [first] = [s for s in sections if s.level == 2]
+    assert first.label == child and text[first.start:].startswith(child.split()[0])
 
 
 @pytest.mark.parametrize(("key", "rest", "title"), [

@@ -225,7 +225,10 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             o = stack.pop()
             out.append(Section(o.number, o.key, o.title, o.label, max(1, len(o.key)), o.start, end, o.page))
 
-    for start, page, text, heading in candidates:
+    pending: list[tuple[int, int, str, bool]] = []  # a first child run in after its parent's title
+    queue = iter(candidates)
+    while pending or (nxt := next(queue, None)) is not None:
+        start, page, text, heading = pending.pop() if pending else nxt
         if heading and not (text := _RULE_TAIL.sub("", text)).strip():
             continue
         while d < len(div) and div[d] <= start:
@@ -242,8 +245,12 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         if parsed is None:
             letter = re.match(r"^([A-Z])\.\s+(.*)$", t)
             opens = heading and (letter is None or titled(letter.group(2)))
-            if opens and letter is not None and any(o.key for o in stack) and letter.group(1) == chr(ord(inner_letter) + 1):
-                inner_letter = letter.group(1)  # "A. GUARANTY.", "B. …" inside "3. GUARANTY.": its items
+            if opens and letter is not None and any(o.key for o in stack) and (
+                    letter.group(1) == chr(ord(inner_letter) + 1) or "C" <= letter.group(1) > inner_letter):
+                # "A. GUARANTY.", "B. …" inside "3. GUARANTY.": its items, also where the first were run
+                # into lines ("16. MISCELLANEOUS. A. ADVERTISING. …" then "C. ARBITRATION." on its own);
+                # a "B." with no "A." may be a form's second part
+                inner_letter = letter.group(1)
                 continue
             if opens:
                 # numbered another way ("PART 39—…", "A. Definitions", "§ 3"): it holds what follows
@@ -270,8 +277,10 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
         if sibling is not None and style(sibling.number) != style(number):
             continue  # another numbering than its siblings': a list inside the section
         title = " ".join(rest.split()) if heading or run_in else run_in_title(rest)
+        child_after = bool(run_in and _CLAUSE_NUMBER.match(run_in[3]))
         if (heading or not title) and not run_in and (before := title_before_child(key, rest)):
             title = before  # its first child's number ends it
+            child_after = not heading
         if heading and _DESIGNATION.match(title):
             continue
         if not heading and not title and not _STATES.search(rest) and stated.get(parent) != key[-1] - 1:
@@ -293,6 +302,9 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             del last_child[k]  # the new section's children are counted from its first
         stack.append(_Open(number, key, title, label, start, page))
         inner_letter = "@"  # the letter before "A": a lettered list inside the new section starts at A
+        if child_after and (m := re.search(rf"(?<![\d.]){re.escape('.'.join(map(str, (*key, 1))))}\.?\s", text)):
+            # "9. CONFIDENTIAL INFORMATION 9.1 Confidential Information. 9.1.1 All …": 9.1 opens too
+            pending.append((start + m.start(), page, text[m.start():], False))
     close(0, div[d] if d < len(div) else text_end)
     out.sort(key=lambda s: (s.start, s.level))
     return out
