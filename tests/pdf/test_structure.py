@@ -276,3 +276,26 @@ def test_a_first_child_run_in_after_its_parents_title_opens_too(text, child):
 ])
 def test_a_title_ends_where_its_first_child_begins(key, rest, title):
     assert title_before_child(key, rest) == title
+
+
+def test_a_heading_that_drops_its_siblings_stop_goes_on_from_them():
+    """CHANGEPOINT numbers "1. DEFINITIONS." to "3. DELIVERY OF SOFTWARE." with a stop and "4 FEES."
+    on without one: the same numbering, where a list inside a section would start again."""
+    tree = build([(0, 1, "3. DELIVERY OF SOFTWARE.", True), (10, 1, "3.1 DELIVERY AND ACCEPTANCE.", True),
+                  (20, 1, "4 FEES.", True), (30, 1, "4.1 LICENSE FEES.", True)], [], 100)
+    assert [s.label for s in tree] == ["3. DELIVERY OF SOFTWARE.", "3.1 DELIVERY AND ACCEPTANCE.", "4 FEES.",
+                                       "4.1 LICENSE FEES."]
+    inside = build([(0, 1, "3. DELIVERY OF SOFTWARE.", True), (10, 1, "1 Hardware", True)], [], 100)
+    assert [s.label for s in inside] == ["3. DELIVERY OF SOFTWARE."]  # no sibling it goes on from
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("ARTICLE I. SCOPE OF STRATEGIC ALLIANCE. A. COOL TECH shall market its generators.",
+     "ARTICLE I. SCOPE OF STRATEGIC ALLIANCE."),
+    ("ARTICLE IV. Confidential Information. The parties acknowledge the obligations below.",
+     "ARTICLE IV. Confidential Information."),
+    ("Article in the press shall be reviewed by the parties.", None),  # no roman number
+])
+def test_a_labelled_roman_article_with_a_run_in_title(text, label):
+    tree = build([(0, 1, text, False)], [], 100)
+    assert (tree[0].label if tree else None) == label

@@ -172,6 +172,9 @@ def _parse_flat(t: str, heading: bool) -> tuple[str, tuple[int, ...], str] | Non
     if heading and (m := _ROMAN_LABEL.match(t) or _ROMAN.match(t)):
         printed = t[:m.start(2)].strip() if m.group(2) else t
         return printed, (roman(m.group(1)),), _SEPARATOR.sub("", m.group(2))  # "ARTICLE II - AUTHORITY …"
+    if not heading and (m := _ROMAN_LABEL.match(t)) and m.group(1).isupper() and run_in_title(m.group(2)):
+        # "ARTICLE I. SCOPE OF STRATEGIC ALLIANCE. A. COOL TECH shall …": a labelled roman article's run-in title
+        return t[:m.start(2)].strip(), (roman(m.group(1)),), m.group(2)
     return None
 
 
@@ -274,8 +277,10 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
                 or (not parent and not prev and stack)):
             continue  # ("ARTICLE 12 - DIVIDEND DISTRIBUTIONS" is a heading however it was run in)
         sibling = next((o for o in stack if len(o.key) == len(key) and o.key[:-1] == parent), None)
-        if sibling is not None and style(sibling.number) != style(number):
-            continue  # another numbering than its siblings': a list inside the section
+        if sibling is not None and style(sibling.number) != style(number) and not (
+                heading and style(sibling.number)[0] == style(number)[0] and key[-1] == sibling.key[-1] + 1):
+            continue  # another numbering than its siblings': a list inside the section (a heading on its own
+            # line that only drops or adds the stop and goes on from its sibling is theirs: "3. DELIVERY …", "4 FEES.")
         title = " ".join(rest.split()) if heading or run_in else run_in_title(rest)
         child_after = bool(run_in and _CLAUSE_NUMBER.match(run_in[3]))
         if (heading or not title) and not run_in and (before := title_before_child(key, rest)):
