@@ -2,11 +2,12 @@
 disputes be resolved?" asks two things, and an answer that states only the law has answered half.
 
 A part starts where a coordinator ("and", "or", ";", ", and", "as well as") is followed by a new
-question of its own: a wh-word ("where …", "how long …") or an auxiliary with its subject ("is
-there …", "does the licensee …"). Coordinated nouns are one part ("the term and the renewal term":
-one fact asked of two things, read together), and so is a verb phrase that goes on ("… breaches and
-does not cure"). Sentences ending in "?" are parts of their own. Each part has at least
-MIN_WORDS words, or the question stays whole."""
+question of its own: a wh-word, possibly after a preposition ("where …", "how long …", "on what
+date …"), or an auxiliary with its subject ("is there …", "does the licensee …"). Coordinated nouns
+are one part ("the term and the renewal term": one fact asked of two things, read together), and so
+is a verb phrase that goes on ("… breaches and does not cure"); a clause fronted by a subordinator
+("Once the first term is over, does …") belongs to the question it fronts. Sentences ending in "?"
+are parts of their own. Each part has at least MIN_WORDS words, or the question stays whole."""
 
 from __future__ import annotations
 
