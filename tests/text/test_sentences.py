@@ -52,3 +52,13 @@ def test_a_clause_begins_after_a_comma_or_a_conjunction_but_never_inside_bracket
 ])
 def test_a_number_with_a_doubled_stop_is_an_enumerator(text, sentences):
     assert [text[a:b] for a, b in sentence_spans(text)] == sentences
+
+
+@pytest.mark.parametrize(("text", "sentences"), [
+    # "ARTICLE I." is a number, not an initial: the article opens after the lead-in's colon
+    ("The parties agree as follows:\nARTICLE I. SCOPE OF ALLIANCE. A. COOL TECH shall market generators.",
+     ["The parties agree as follows:", "ARTICLE I. SCOPE OF ALLIANCE.", "A. COOL TECH shall market generators."]),
+    ("John A. Smith signed it on behalf of Acme.", ["John A. Smith signed it on behalf of Acme."]),  # an initial
+])
+def test_a_labelled_roman_number_is_no_initial(text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text)] == sentences

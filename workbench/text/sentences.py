@@ -31,6 +31,8 @@ _END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z
 # belongs to it.
 _ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})(?:\.\.?|\))",
                          re.IGNORECASE)
+# "ARTICLE I." is a number, not an initial: it may end an enumerator ("… as follows:\nARTICLE I. SCOPE …")
+_LABELLED_ROMAN = re.compile(r"\b(?:ARTICLE|SECTION|PART|Article|Section|Part)\s+[IVXLC]{1,6}$")
 # Footnote calls at the end of a sentence: "accounts.24 25", "platforms.23" - the digits after a
 # word's full stop or bracket are a reference, not part of what the sentence says.
 FOOTNOTE_MARK = re.compile(r"(?<=[^\W\d_][.)])\d{1,3}(?:\s+\d{1,3})*\s*$")
@@ -84,7 +86,8 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     out: list[tuple[int, int]] = []
     s = start
     for m in _END.finditer(text, start, end):
-        if m.group(0)[0] == "." and _abbreviation_before(text, s, m.start()) and not _ITEM_NEXT_LINE.match(text, m.end()):
+        if m.group(0)[0] == "." and _abbreviation_before(text, s, m.start()) and not _ITEM_NEXT_LINE.match(text, m.end()) \
+                and not _LABELLED_ROMAN.search(text, s, m.start()):
             continue  # "Acme Inc. or …", "John A. Smith"; but "… in Exhibit B." | "l. “Reseller” shall …" ends
         if _ENUMERATOR.fullmatch(text[s:m.end()].strip()):
             continue
