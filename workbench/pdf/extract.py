@@ -170,21 +170,10 @@ def _block_box(block: list[list[RawWord]], line_boxes: dict[int, LineBox]) -> Li
     (greatest) values of the lines is the first least (greatest) of the words, ties included.
     Only a NaN at the start of a line after the first makes that line's box NaN where the scan
     over the words skips it (a NaN never compares less): then the words are read."""
-    it = iter(block)
-    x0, y0, x1, y1 = line_boxes[id(next(it))]
-    for ln in it:
-        b = line_boxes[id(ln)]
-        if b[0] != b[0] or b[1] != b[1] or b[2] != b[2] or b[3] != b[3]:
-            return _bbox(block)
-        if b[0] < x0:
-            x0 = b[0]
-        if b[1] < y0:
-            y0 = b[1]
-        if b[2] > x1:
-            x1 = b[2]
-        if b[3] > y1:
-            y1 = b[3]
-    return x0, y0, x1, y1
+    boxes = [line_boxes[id(ln)] for ln in block]
+    if any(v != v for b in boxes[1:] for v in b):
+        return _bbox(block)
+    return _line_box(boxes)
 
 
 def _has_letter(block: list[list[RawWord]]) -> bool:
