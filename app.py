@@ -10,7 +10,6 @@ from workbench.ui.workspace import get_workbench
 
 # A local icon: a ":material/…" page icon makes the browser fetch the favicon from Google Fonts.
 st.set_page_config(page_title="Evidence Workbench", page_icon=str(state.FAVICON), layout="wide")
-state.sync_from_query_params()
 
 wb = get_workbench()
 if wb.settings.sign_in:  # identity from a login, not a name box; nothing shown before it
@@ -46,6 +45,7 @@ pages = [
     st.Page(state.PAGE_EXPORT, title="Export", icon=":material/download:"),
 ]
 page = st.navigation(pages)
+state.sync_from_query_params(page.title)
 if page.title != "Run":  # the Run page follows its runs itself
     with st.sidebar:
         running_jobs_panel(wb)

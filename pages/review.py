@@ -205,7 +205,9 @@ with left:
     picked = sel.iloc[0]["ID"] if sel is not None and len(sel) else None
     if picked and picked != st.session_state.get(state.GRID_SELECTION):
         st.session_state[state.GRID_SELECTION] = picked
-        if picked != wanted:
+        # Where the viewer shows a document, a row's click reached it first and it told the app;
+        # the grid's report comes later and may echo a row J/K has since moved on from.
+        if picked != wanted and not events.takes_selection:
             state.select_evidence(run.run_id, picked)
             st.rerun()
 

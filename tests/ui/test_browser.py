@@ -219,12 +219,14 @@ def test_grid_row_click_and_keyboard_shortcuts_move_the_highlight(tmp_path, brow
         grid = page.frame_locator("iframe[title*='aggrid' i]")
         grid.locator(".ag-row", has_text=second).first.click()
         expect_highlight(page, second, 2)
-        page.wait_for_url(re.compile(rf"evidence={second}"), timeout=30_000)
-
+        # J at once, before the app has heard from the grid: the grid's late report of the row
+        # it was clicked on must not move the selection back.
         page.get_by_role("heading", name="Review", exact=True).click()  # focus out of the grid's iframe
         page.keyboard.press("j")
         expect_highlight(page, third, 2)
         page.wait_for_url(re.compile(rf"evidence={third}"), timeout=30_000)
+        streamlit_idle(page)
+        expect_highlight(page, third, 2)
         page.keyboard.press("k")
         expect_highlight(page, second, 2)
 
@@ -232,6 +234,8 @@ def test_grid_row_click_and_keyboard_shortcuts_move_the_highlight(tmp_path, brow
         page.locator(f'.wbv-hl.other[data-evidence-id="{third}"]').first.click()
         expect_highlight(page, third, 2)
         page.wait_for_url(re.compile(rf"evidence={third}"), timeout=30_000)
+        streamlit_idle(page)
+        expect_highlight(page, third, 2)
 
         # A page past the end: the viewer says so and stays where it was.
         box = page.get_by_role("textbox", name="Go to page")

@@ -28,7 +28,7 @@ INGEST_RESULTS = "ingest_results"  # per uploaded file: document or error, shown
 PENDING_PASSWORDS = "pending_passwords"  # uploaded files waiting for a password: name -> bytes
 NOTE = "review_note"
 UPLOAD_NONCE = "upload_nonce"  # bumped to clear the uploader after ingest
-QP_SEEN = "query_params_seen"  # (run, evidence) last read from or written to the URL
+QP_SEEN = "query_params_seen"  # {"page", "seen": the (run, evidence) pairs this page has read or written}
 TABLE = "selected_table"  # the review table shown on the Table page
 TABLE_CELL = "selected_table_cell"  # (row key, column key) of the cell shown under the grid
 
@@ -46,19 +46,38 @@ PAGE_DASHBOARD = str(PAGES_DIR / "dashboard.py")
 PAGE_EXPORT = str(PAGES_DIR / "export.py")
 
 
-def sync_from_query_params() -> None:
-    """Adopt ?run=…&evidence=… from the URL (a deep link or a reload) into the session."""
+def sync_from_query_params(page: str) -> None:
+    """Adopt ?run=…&evidence=… from the URL (a deep link, a reload, a link to another page) into
+    the session. A pair this page has already read or written is an echo, not news: the browser
+    sends its URL with every rerun, and a J/K pressed before the last run's URL reached it sends
+    the one before, which must not move the selection back."""
     qp = st.query_params
     run_id = qp.get(QP_RUN)
     ev = qp.get(QP_EVIDENCE)
-    if (run_id, ev) == st.session_state.get(QP_SEEN):
-        return  # the URL only echoes what the app wrote: the session's selection is newer
-    st.session_state[QP_SEEN] = (run_id, ev)
+    seen = _seen_on(page)
+    if (run_id, ev) in seen:
+        return
+    _remember(seen, (run_id, ev))
     if run_id and run_id != st.session_state.get(RUN):
         st.session_state[RUN] = run_id
         st.session_state[EVIDENCE] = None
     if ev and ev != st.session_state.get(EVIDENCE):
         select_evidence(st.session_state.get(RUN), ev)
+
+
+def _seen_on(page: str) -> list:
+    """The (run, evidence) pairs read or written on this page since it was entered."""
+    mem = st.session_state.get(QP_SEEN)
+    if not isinstance(mem, dict) or mem.get("page") != page:
+        mem = st.session_state[QP_SEEN] = {"page": page, "seen": []}
+    return mem["seen"]
+
+
+def _remember(seen: list, pair: tuple) -> None:
+    if pair in seen:
+        seen.remove(pair)
+    seen.append(pair)
+    del seen[:-64]
 
 
 def select_run(run_id: str | None) -> None:
@@ -87,7 +106,9 @@ def deep_link_params(run_id: str | None, requirement_id: str | None = None) -> d
 def write_query_params(run_id: str | None, requirement_id: str | None = None) -> None:
     """Keep the URL naming what is on screen, so it can be copied and reloaded."""
     want = deep_link_params(run_id, requirement_id)
-    st.session_state[QP_SEEN] = (run_id, requirement_id)
+    mem = st.session_state.get(QP_SEEN)
+    if isinstance(mem, dict):
+        _remember(mem["seen"], (run_id, requirement_id))
     if dict(st.query_params) != want:
         st.query_params.from_dict(want)
 

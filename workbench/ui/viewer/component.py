@@ -57,6 +57,9 @@ _component = st.components.v2.component(
 class ViewerEvents(NamedTuple):
     select: str | None  # the evidence id the viewer last chose (a highlight, J/K, a grid row, a chip)
     add: dict | None  # a text selection the reviewer chose to add as evidence
+    # A document's pages are shown: grid rows and chips reach the viewer first ("wb:evidence"),
+    # so the grid's own report of a selection is an echo, possibly of an older one.
+    takes_selection: bool = False
 
 
 def _ack_key(key: str) -> str:
@@ -246,4 +249,5 @@ def pdf_viewer(
     add = getattr(result, "add", None)
     raw = getattr(result, "select", None)
     select = raw.get("id") if isinstance(raw, dict) else raw
-    return ViewerEvents(select if isinstance(select, str) else None, add if isinstance(add, dict) else None)
+    return ViewerEvents(select if isinstance(select, str) else None, add if isinstance(add, dict) else None,
+                        takes_selection=bool(current and current["sizes"]))
