@@ -38,7 +38,8 @@ def judge_evidence(question: str, evidence: Any, relevance: float,
     kind = clause_kind(question, evidence.exact_quote, evidence.document_id) if relevance >= j.relevant else None
     return judge_quote(question, evidence.exact_quote, relevance, trimmed_from=unit.trimmed_from,
                        at_clause=unit.at_clause, kind=kind, lead=unit.lead_in, judgment=j,
-                       source_type=getattr(evidence, "source_type", "") or "")
+                       source_type=getattr(evidence, "source_type", "") or "",
+                       weights=weights_for(getattr(evidence, "document_id", None)))
 
 
 
@@ -62,17 +63,18 @@ def clause_kind(question: str, quote: str, document_id: str | None = None) -> st
 
 def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0, at_clause: bool = True,
                 kind: str | None = None, lead: str = "", judgment: JudgmentSettings | None = None,
-                source_type: str = "") -> QuoteVerdict:
+                source_type: str = "", weights: Any = None) -> QuoteVerdict:
     """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
     states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference)
     — the gates `judgment.gates` names, in order (workbench/judgment/gates). `kind`: the kind of
     clause the quote is, as the question asks (clause_kind), for the rationale; `lead`: the lead-in
     of the list the quote is an item of, which the relevance read with it; `source_type`: the
-    evidence item's (a contract's hedge words are terms of art, gates.hedge)."""
+    evidence item's (a contract's hedge words are terms of art, gates.hedge); `weights`: its
+    document's TermWeights (which of the question's words are specific, gates.value_in_context)."""
     j = judgment or _JUDGMENT
     q = " ".join(quote.split())
     unit = UnitInfo(lead_in=lead, trimmed_from=trimmed_from, at_clause=at_clause)
-    hit = first_rejection(QuoteInput(question, q, relevance, unit, j.relevant, source_type), j.gates)
+    hit = first_rejection(QuoteInput(question, q, relevance, unit, j.relevant, source_type, weights), j.gates)
     if hit is not None:
         return QuoteVerdict(False, hit.reason, hit.rationale,
                             relevance if hit.keeps_score else relevance * j.rejected_score_factor)

@@ -8,6 +8,7 @@ import pytest
 from workbench.config import JudgmentSettings
 from workbench.judgment.gates import GATES, QuoteInput, first_rejection
 from workbench.models import UnitInfo
+from workbench.text.weights import TermWeights
 
 Q = "How can either party terminate this agreement?"
 
@@ -202,3 +203,59 @@ def test_a_value_in_the_lead_in_of_a_list_item_answers():
     hit = GATES["value_asked"](QuoteInput("How much must the Licensee pay?", "(a) upon signing;", 0.9,
                                           UnitInfo(lead_in=lead), relevant=0.5))
     assert hit is None
+
+
+# A small contract's sentences: which of a question's words are specific to it (TermWeights' IDF).
+HOSTING = [
+    "HDI shall host the Site for the Company.",
+    "HDI shall keep the Site operational.",
+    "The Company shall pay HDI monthly.",
+    "HDI shall report to the Company.",
+    "If HDI commits a material breach, the Company may terminate this Agreement on notice.",
+    "HDI shall cure any breach within thirty (30) days after written notice of it.",
+    "In the event that HDI fails to have the Site fully operational within seventy (70) days from the date of "
+    "this Agreement, the Company shall have the right to terminate this Agreement without penalty.",
+    "Payments to HDI shall be due within thirty (30) days of the end of each calendar month.",
+    "This Agreement shall continue for a period of five (5) years.",
+    "Either party may stop the renewal by written notice given ninety (90) days before the Term ends.",
+]
+CURE = "Within how many days must HDI cure a breach after notice?"
+VALUE_IN_CONTEXT = [  # (question, quote, passes)
+    # the value's own sentence must hold a word the question is specifically about
+    (CURE, "HDI shall cure any breach within thirty (30) days after written notice of it.", True),
+    (CURE, HOSTING[6], False),  # seventy days, but to get the Site running: "HDI" is everywhere
+    (CURE, HOSTING[7], False),  # thirty days, but of payments
+    # the question's words in another sentence of the quote than the value's do not count
+    (CURE, "HDI may remedy a breach. Payments to HDI shall be due within thirty (30) days of the end of each "
+           "calendar month.", False),
+    ("How many days after the end of each calendar month are payments due?", HOSTING[7], True),
+    # a question about the agreement's own term is answered by a sentence naming the agreement
+    ("How long does the initial term run, and on what date does it come to an end?", HOSTING[8], True),
+    ("How much advance notice must a party give to keep the contract from rolling over into another term?",
+     HOSTING[9], True),
+    # no value of the kind asked, or no value asked: other gates decide
+    (CURE, "HDI shall report to the Company.", True),
+    ("How can either party terminate this agreement?", HOSTING[6], True),
+]
+
+
+@pytest.mark.parametrize(("question", "quote", "passes"), VALUE_IN_CONTEXT)
+def test_value_in_context(question, quote, passes):
+    hit = GATES["value_in_context"](QuoteInput(question, quote, 0.9, UnitInfo(), relevant=0.5,
+                                               weights=TermWeights(HOSTING, "contract")))
+    assert (hit is None) is passes
+    if hit:
+        assert hit.reason == "does_not_address_question" and "of something else" in hit.rationale
+
+
+def test_value_in_context_reads_the_lead_in_with_its_item():
+    lead = "HDI shall cure any breach within the following periods after written notice:"
+    item, weights = "(a) thirty (30) days for a payment;", TermWeights(HOSTING, "contract")
+    assert GATES["value_in_context"](QuoteInput(CURE, item, 0.9, UnitInfo(lead_in=lead), relevant=0.5,
+                                                weights=weights)) is None
+    assert GATES["value_in_context"](QuoteInput(CURE, item, 0.9, UnitInfo(), relevant=0.5, weights=weights))
+
+
+def test_value_in_context_without_weights_counts_every_word_of_the_question():
+    # no document weights: "HDI" counts like any other word, and the sentence naming HDI passes
+    assert GATES["value_in_context"](QuoteInput(CURE, HOSTING[6], 0.9, UnitInfo(), relevant=0.5)) is None

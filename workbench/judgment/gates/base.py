@@ -5,6 +5,7 @@ two ways."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from workbench.models import RejectionReason, UnitInfo
 
@@ -17,6 +18,7 @@ class QuoteInput:
     unit: UnitInfo = field(default_factory=UnitInfo)
     relevant: float = 0.5  # Settings.judgment.relevant
     source_type: str = ""  # the evidence item's (models.SOURCE_TYPES): some gates read only some kinds of text
+    weights: Any = None  # the document's TermWeights (text.weights), where known: which words are specific to it
 
 
 @dataclass(frozen=True)

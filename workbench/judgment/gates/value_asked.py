@@ -54,20 +54,25 @@ def value_asked(question: str) -> tuple[str, frozenset[str]] | None:
     (text.question_parts) asks for values only when each part does ("How long does the term run,
     and on what date does it end?": a period or a date); one part that asks for a clause lets
     any quote on the subject through."""
+    asks = asked_parts(question)
+    if not asks:
+        return None
+    words = list(dict.fromkeys(w for _, w, _, _ in asks))
+    return " or ".join(words), frozenset().union(*(k for _, _, k, _ in asks))
+
+
+def asked_parts(question: str) -> list[tuple[str, str, frozenset[str], re.Pattern[str]]]:
+    """Each part of the question with what it asks (words, fact kinds, the wh-phrase's pattern),
+    when every part asks a value; else []."""
     from workbench.text.question_parts import question_parts
 
-    asks = [_asked(p) for p in question_parts(question)]
-    if any(a is None for a in asks):
-        return None
-    words = list(dict.fromkeys(a[0] for a in asks if a))
-    return " or ".join(words), frozenset().union(*(a[1] for a in asks if a))
-
-
-def _asked(part: str) -> tuple[str, frozenset[str]] | None:
-    for words, kinds, rx in _ASKS:
-        if rx.search(part):
-            return words, kinds
-    return None
+    out = []
+    for part in question_parts(question):
+        hit = next(((w, k, rx) for w, k, rx in _ASKS if rx.search(part)), None)
+        if hit is None:
+            return []
+        out.append((part, *hit))
+    return out
 
 
 # A term's length or end stated by the event that ends it, not a number: "until the expiration of

@@ -1,0 +1,93 @@
+"""Gate `value_in_context`: a value answers the question only when it is the value of what the
+question asks about. "Within how many days must HDI cure a breach after notice?" is not answered by
+"… fails to have the Site fully operational within seventy (70) days …": a period, but of another
+event. The sentence that states the value (read with the list's lead-in) must hold at least one of
+the question's more specific words — the upper half by IDF in the document, of the words the
+document uses at all, the wh-phrase ("how many days", "how much notice") and the generic
+"agreement"/"contract" left out; a word of the same family counts ("terminate" finds
+"termination").
+
+Only questions `value_asked` gates are read here, and only quotes that state a value of the kind
+asked (else that gate decides). Without the document's word weights every question word counts.
+Measured: BENCHMARKS.md "Near-miss questions (#39)" and "Clause units held out (#39)"."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from workbench.judgment.facts import extract
+from workbench.judgment.gates.base import GateResult, QuoteInput
+from workbench.judgment.gates.value_asked import _ENDS_BY_EVENT, asked_parts
+from workbench.text.terms import content_terms, same_family, stem
+
+NAME = "value_in_context"
+
+# The agreement itself: a question about its term or its end is answered by "this Agreement shall
+# continue for five (5) years", a sentence naming it in any of these words.
+_AGREEMENT = frozenset(stem(w) for w in ("agreement", "contract", "term"))
+# a sentence ends at ";" or at a stop before a capital or an opening bracket ("Sec. 3.1" and "30.5" go on)
+_SENTENCE_END = re.compile(r";\s+|(?<=[a-z)\]\"'”’][.!?])\s+(?=[\"“(\[]?[A-Z(])")
+
+
+# a preposition before the wh-phrase is part of it: "within how many days", "on what date"
+_PREP = r"(?:\b(?:within|in|on|by|for|from|until|till|after|before|at|to)\s+)?"
+
+
+def _wh_removed(question: str) -> str:
+    """The parts of a question asking values, each without its wh-phrase ("within how many days")."""
+    return " ".join(re.sub(_PREP + f"(?:{rx.pattern})", " ", part, flags=rx.flags)
+                    for part, _words, _kinds, rx in asked_parts(question))
+
+
+def focus_terms(question: str, weights=None) -> list[str]:
+    """The question's more specific words (stems): of each part asking a value, the words outside
+    its wh-phrase and other than the agreement's own names, those the document uses, the upper
+    half by IDF in the document."""
+    terms = list(dict.fromkeys(t for t in content_terms(_wh_removed(question)) if t not in _AGREEMENT))
+    if weights is not None:
+        terms = [t for t in terms if weights.uses(t)]
+        if not terms:
+            return []
+        terms.sort(key=lambda t: -weights.idf(t))
+        return terms[:math.ceil(len(terms) / 2)]
+    return terms
+
+
+def _sentence_around(text: str, start: int, end: int) -> str:
+    cuts = [0] + [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]
+    lo = max(c for c in cuts if c <= start)
+    hi = min((c for c in cuts if c >= end), default=len(text))
+    return text[lo:hi]
+
+
+def value_sentences(text: str, kinds: frozenset[str]) -> list[str]:
+    """The sentences of `text` that state a value of one of `kinds`."""
+    spans = [(f.start, f.start + len(f.text)) for f in extract(text) if f.kind in kinds]
+    if "end" in kinds:
+        spans += [m.span() for m in _ENDS_BY_EVENT.finditer(text)]
+    return list(dict.fromkeys(_sentence_around(text, s, e) for s, e in spans))
+
+
+def check(inp: QuoteInput) -> GateResult | None:
+    asked = asked_parts(inp.question)
+    if not asked:
+        return None
+    kinds = frozenset().union(*(k for _, _, k, _ in asked))
+    lead = f"{inp.unit.lead_in} " if inp.unit.lead_in else ""
+    # the lead-in owns its items: it is read with each sentence of the item
+    sentences = [lead + s for s in value_sentences(inp.quote, kinds)] or ([lead + inp.quote] if lead else [])
+    if not any(value_sentences(s, kinds) for s in sentences):
+        return None  # no value of the kind asked: `value_asked` decides
+    focus = focus_terms(inp.question, inp.weights)
+    if not focus:
+        return None
+    of_agreement = bool(_AGREEMENT & set(content_terms(_wh_removed(inp.question))))
+    for s in sentences:
+        have = set(content_terms(s))
+        if any(same_family(f, h) for f in focus for h in have) or (of_agreement and _AGREEMENT & have):
+            return None
+    words = ", ".join(f'"{f}"' for f in focus)
+    return GateResult(NAME, "does_not_address_question",
+                      f"States a value of the kind asked, but of something else: the sentence that states it has none of "
+                      f"the question's more specific words ({words}).")
