@@ -598,3 +598,29 @@ def test_a_contents_link_atop_every_page_is_no_table_of_contents():
             (2, "sentence", "The Executive shall comply with all policies of the Company in force.")]
     assert _contents_segments(_segs(real + [(p, "sentence", "More text of the agreement here and there, at length.")
                                             for p in range(3, 7)])) == {0, 1, 2}
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("TABLE OF CONTENTS Page ARTICLE 1 SALE AND PURCHASE 1", True),
+    ("Execution version TABLE OF CONTENTS: CLAUSE PAGE", True),  # a page's running header on the same line
+    ("This Agreement has a TABLE OF CONTENTS for convenience only.", False),  # inside a sentence
+    ("The table of contents is for convenience only.", False),
+])
+def test_a_contents_title_may_follow_a_running_header(text, title):
+    from workbench.pdf.segment import _CONTENTS_RUN_IN
+
+    assert bool(_CONTENTS_RUN_IN.match(text)) is title
+
+
+def test_a_contents_title_after_a_running_header_keeps_its_entries_out_of_the_sections():
+    """"Execution version TABLE OF CONTENTS: CLAUSE PAGE": its last entry, with the next page's
+    header glued on ("6. MISCELLANEOUS 8 AZUL-ATR … Page 2/9"), had named every clause after it."""
+    from workbench.pdf.segment import _contents_segments
+
+    rows = [(1, "sentence", "Execution version"), (1, "sentence", "Execution version TABLE OF CONTENTS: CLAUSE PAGE"),
+            (1, "heading", "1. DEFINITIONS 4"), (1, "heading", "2. AMENDMENT 4"),
+            (1, "heading", "6. MISCELLANEOUS 8 AZUL-ATR Amendment N° 1 Global Maintenance Agreement Page 2/9"),
+            (1, "sentence", "This amendment (hereinafter referred to as the \"Amendment\") is entered into on January 6th, 2016."),
+            (1, "sentence", "WHEREAS the Repairer and the Company entered into a Global Maintenance Agreement as referenced."),
+            (2, "heading", "1. DEFINITIONS")]
+    assert _contents_segments(_segs(rows)) == set(range(5))

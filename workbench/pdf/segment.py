@@ -218,8 +218,9 @@ def _matter(segs: list[Segment], i: int, numbered_yet: bool) -> str | None:
 
 
 _CONTENTS = re.compile(r"^\W*(?:table\s+of\s+)?contents\W*$", re.I)
-# "TABLE OF CONTENTS Page ARTICLE 1 SALE AND PURCHASE 1": the title run into its first entries.
-_CONTENTS_RUN_IN = re.compile(r"^\W*TABLE\s+OF\s+CONTENTS\b")
+# "TABLE OF CONTENTS Page ARTICLE 1 SALE AND PURCHASE 1": the title run into its first entries,
+# possibly after a page's running header on the same line ("Execution version TABLE OF CONTENTS").
+_CONTENTS_RUN_IN = re.compile(r"^\W*(?:\S+\s+){0,3}?TABLE\s+OF\s+CONTENTS\b")
 CONTENTS_LINK_PAGES = 2  # a contents title on more pages than this and than half the document's: a running link
 CONTENTS_ENTRY_MAX_WORDS = 6  # a line of a contents page that is no heading: a page number, a short title
 
