@@ -3,9 +3,10 @@ question asks about. "Within how many days must HDI cure a breach after notice?"
 "… fails to have the Site fully operational within seventy (70) days …": a period, but of another
 event. The sentence that states the value (read with the list's lead-in) must hold at least one of
 the question's more specific words — the upper half by IDF in the document, of the words the
-document uses at all, the wh-phrase ("how many days", "how much notice") and the generic
-"agreement"/"contract" left out; a word of the same family counts ("terminate" finds
-"termination").
+document uses at all, the wh-phrase ("within how many days", "how much notice") and the
+agreement's own names ("agreement", "contract", "term") left out; a word of the same family
+counts ("terminate" finds "termination"). A question about the agreement's term is answered by a
+sentence naming the agreement ("This Agreement shall continue for five (5) years").
 
 Only questions `value_asked` gates are read here, and only quotes that state a value of the kind
 asked (else that gate decides). Without the document's word weights every question word counts.
@@ -19,7 +20,8 @@ import re
 from workbench.judgment.facts import extract
 from workbench.judgment.gates.base import GateResult, QuoteInput
 from workbench.judgment.gates.value_asked import _ENDS_BY_EVENT, asked_parts
-from workbench.text.terms import content_terms, same_family, stem
+from workbench.text.terms import content_terms, same_family, stem, surface_forms
+from workbench.text.weights import TermWeights
 
 NAME = "value_in_context"
 
@@ -28,7 +30,6 @@ NAME = "value_in_context"
 _AGREEMENT = frozenset(stem(w) for w in ("agreement", "contract", "term"))
 # a sentence ends at ";" or at a stop before a capital or an opening bracket ("Sec. 3.1" and "30.5" go on)
 _SENTENCE_END = re.compile(r";\s+|(?<=[a-z)\]\"'”’][.!?])\s+(?=[\"“(\[]?[A-Z(])")
-
 
 # a preposition before the wh-phrase is part of it: "within how many days", "on what date"
 _PREP = r"(?:\b(?:within|in|on|by|for|from|until|till|after|before|at|to)\s+)?"
@@ -40,7 +41,7 @@ def _wh_removed(question: str) -> str:
                     for part, _words, _kinds, rx in asked_parts(question))
 
 
-def focus_terms(question: str, weights=None) -> list[str]:
+def focus_terms(question: str, weights: TermWeights | None = None) -> list[str]:
     """The question's more specific words (stems): of each part asking a value, the words outside
     its wh-phrase and other than the agreement's own names, those the document uses, the upper
     half by IDF in the document."""
@@ -87,7 +88,8 @@ def check(inp: QuoteInput) -> GateResult | None:
         have = set(content_terms(s))
         if any(same_family(f, h) for f in focus for h in have) or (of_agreement and _AGREEMENT & have):
             return None
-    words = ", ".join(f'"{f}"' for f in focus)
+    said = surface_forms(_wh_removed(inp.question))
+    words = ", ".join(f'"{said.get(f, f)}"' for f in focus)
     return GateResult(NAME, "does_not_address_question",
                       f"States a value of the kind asked, but of something else: the sentence that states it has none of "
                       f"the question's more specific words ({words}).")
