@@ -22,6 +22,9 @@ body (one in every sixth of its sentences of 8+ words), identified by page and o
         --out bench/data/section_quotes_rendered7.tsv
     python -m bench.select_section_quotes --pdf-dir /tmp/cuad-train-typeset --seed 399 \
         --exclude bench/data/section_quotes_rendered7.tsv --out bench/data/section_quotes_rendered8.tsv
+    python -m bench.select_section_quotes --pdf-dir /tmp/cuad-train-typeset --seed 400 \
+        --exclude bench/data/section_quotes_rendered7.tsv bench/data/section_quotes_rendered8.tsv \
+        --out bench/data/section_quotes_rendered9.tsv
 
 --heldout draws a second set (seed 391) from contracts the section rules were not built on: none of
 the first set's 10 (the tree's rules were adjusted on their failures), none whose section headings
@@ -43,7 +46,8 @@ bench/data/section_quotes_rendered6_exclude.tsv; the ninth: from /tmp/cuad-train
 30 contracts of cuad-train's train split typeset alike (render_cuad_train --split train), whose
 section structure nobody had looked at, no exclusion needed: the third to eighth sets drew from the
 test split, and none of the 30 is among the first two sets' CUAD PDFs; the tenth: 10 of the 20 of
-/tmp/cuad-train-typeset the ninth set did not draw, whose section structure nobody had looked at)."""
+/tmp/cuad-train-typeset the ninth set did not draw, whose section structure nobody had looked at;
+the eleventh: the 10 contracts of /tmp/cuad-train-typeset that neither the ninth nor the tenth drew)."""
 
 from __future__ import annotations
 
