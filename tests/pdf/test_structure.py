@@ -299,3 +299,17 @@ def test_a_heading_that_drops_its_siblings_stop_goes_on_from_them():
 def test_a_labelled_roman_article_with_a_run_in_title(text, label):
     tree = build([(0, 1, text, False)], [], 100)
     assert (tree[0].label if tree else None) == label
+
+
+@pytest.mark.parametrize(("cands", "labels"), [
+    # top sections that print no heading of their own: each one's first child heading opens it
+    ([(0, 1, "3.1 Term", True), (10, 1, "3.4 Termination for Convenience", True), (20, 1, "4.1 Charges", True),
+      (30, 1, "4.2 Payment", True), (40, 1, "8.1 Indemnification by IBM", True), (50, 1, "14.18 Data Protection", True),
+      (60, 1, "11.1 Services Support", True)],
+     ["3.1 Term", "3.4 Termination for Convenience", "4.1 Charges", "4.2 Payment", "8.1 Indemnification by IBM",
+      "11.1 Services Support"]),
+    # ... but not a second child (14.18 above), a skip past SECTION_SKIP_MAX, nor a clause inside running text
+    ([(0, 1, "3.1 Term", True), (10, 1, "9.1 Notices", True), (20, 1, "4.1 Charges.", False)], ["3.1 Term"]),
+])
+def test_a_first_child_heading_opens_the_next_top_section_that_printed_no_heading(cands, labels):
+    assert [s.label for s in build(cands, [], 100)] == labels

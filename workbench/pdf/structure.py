@@ -265,9 +265,13 @@ def build(candidates: list[tuple[int, int, str, bool]], divisions: list[int], te
             continue
         number, key, rest = parsed
         parent = key[:-1]
-        # "5.2" with no open "5": accepted only where 5 is the open top section's number, or none is open
+        # "5.2" with no open "5": accepted only where 5 is the open top section's number, or none is open,
+        # or, in a document whose top sections print no heading of their own ("3.4 Termination for
+        # Convenience" then "4.1 Charges"), as the first child heading of one of the next numbers
         if parent and not any(o.key == parent for o in stack) and stack and stack[0].key \
-                and stack[0].key[:1] != key[:1]:
+                and stack[0].key[:1] != key[:1] and not (
+                    heading and key[-1] == 1 and len(key) == len(stack[0].key) == 2
+                    and 0 < key[0] - stack[0].key[0] <= 1 + SECTION_SKIP_MAX):
             continue
         prev = last_child.get(parent, 0)
         if prev and not prev < key[-1] <= prev + 1 + SECTION_SKIP_MAX:
