@@ -325,3 +325,19 @@ def test_the_same_requirement_with_and_without_footnote_calls_is_one_statement()
     draft = compose_from_quotes([ev("REQ-P001", q + "24 25", 10), ev("REQ-P010", q, 9000)])
     assert draft.final_answer == ("3.5.3 Use multifactor authentication for local and network access to privileged "
                                   "accounts [REQ-P001, REQ-P010].")
+
+
+def test_each_part_of_a_question_keeps_its_own_best_quotes():
+    """"Which law … and where must disputes be resolved?": the law clause scores best on the whole
+    question, and the arbitration clause, far below it, is the only answer to the second part."""
+    q = "Which state's law governs this agreement, and where must disputes be resolved?"
+    law = ev("REQ-C001", "This Agreement shall be governed by and construed in accordance with the laws of the "
+                         "State of Connecticut.", 100)
+    forum = ev("REQ-C002", "Any dispute or difference between the parties hereto arising out of or relating to "
+                           "this Agreement shall be settled by arbitration in Hartford, Connecticut.", 900)
+    scores = engine.SCORES("relevance", q, [law.exact_quote, forum.exact_quote], [law.document_id] * 2)
+    assert scores[0] - scores[1] > Settings().judgment.answer_margin  # one margin over the whole drops it
+    cited = cited_ids(compose_answer(q, [law, forum]).final_answer)
+    assert {"REQ-C001", "REQ-C002"} <= set(cited)
+    # a question asking one thing keeps the margin over the whole
+    assert cited_ids(compose_answer("Which state's law governs this agreement?", [law, forum]).final_answer) == ["REQ-C001"]

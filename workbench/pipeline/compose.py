@@ -13,6 +13,7 @@ from workbench.config import JudgmentSettings
 from workbench.models import Draft, Evidence, RequirementReference
 from workbench.text import ID_RE, content_terms, speculative_terms, split_sentences
 from workbench.text.lexicon import squash
+from workbench.text.question_parts import question_parts
 from workbench.text.sentences import furniture_between
 
 
@@ -268,8 +269,9 @@ _FEEDBACK_IDS = re.compile(r"^(?:unsupported|speculative):\s*(\[[^\]]*\])")
 def compose_answer(question: str, verified: list[Evidence], feedback: list[str] | None = None,
                    judgment: JudgmentSettings | None = None, sources: Mapping[str, str] | None = None) -> Draft:
     """The answer of a backend without a composer of its own (the offline one): statements from
-    the verified quotes that answer best (within judgment.answer_margin of the best relevance; the
-    weaker stay listed as unused). On a revise pass, the IDs quality review named as unsupported or
+    the verified quotes that answer best (within judgment.answer_margin of the best relevance, for
+    each part of a question asking several things: text.question_parts; the weaker stay listed as
+    unused). On a revise pass, the IDs quality review named as unsupported or
     speculative are dropped. `sources`: as compose_from_quotes."""
     j = judgment or JudgmentSettings()
     exclude: set[str] = set()
@@ -278,10 +280,15 @@ def compose_answer(question: str, verified: list[Evidence], feedback: list[str] 
         if m:
             exclude.update(ID_RE.findall(m.group(1)))
     if verified:
-        scores = [float(r) for r in engine.SCORES("relevance", question, [engine.judged_text(e) for e in verified],
-                                                   [e.document_id for e in verified])]
-        floor = max(scores) - j.answer_margin
-        exclude |= {e.requirement_id for e, r in zip(verified, scores, strict=True) if r < floor}
+        texts, docs = [engine.judged_text(e) for e in verified], [e.document_id for e in verified]
+        kept: set[str] = set()
+        # each part of a question asking several things keeps its own best quotes: the forum clause
+        # answers "where must disputes be resolved" though the law clause scores higher on the whole
+        for part in question_parts(question):
+            scores = [float(r) for r in engine.SCORES("relevance", part, texts, docs)]
+            floor = max(scores) - j.answer_margin
+            kept |= {e.requirement_id for e, r in zip(verified, scores, strict=True) if r >= floor}
+        exclude |= {e.requirement_id for e in verified} - kept
     cuts, joined = unit_cuts(verified)
     draft = compose_from_quotes(verified, exclude, cuts=cuts, joined=joined, sources=sources)
     if not draft.final_answer and exclude:  # every quote was excluded: better the quotes than nothing
