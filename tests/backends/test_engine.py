@@ -666,6 +666,9 @@ def test_no_authoritative_evidence_names_the_question_words_the_document_never_u
     [run] = wb.ask(["What insurance coverage must the reseller carry?"], [doc_id])
     assert run.answer.result == NO_AUTHORITATIVE_EVIDENCE
     assert "never use 'insurance'" in run.answer.message and "'reseller'" not in run.answer.message
+    # the words that ask ("how many") are not what is asked about
+    [run] = wb.ask(["How many days' insurance coverage must the reseller carry?"], [doc_id])
+    assert "'insurance'" in run.answer.message and "'many'" not in run.answer.message
 
 
 @pytest.fixture

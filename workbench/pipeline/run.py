@@ -364,6 +364,10 @@ def _kinds(docs: list[ParsedDoc], source_type: str | None) -> str:
     return " or ".join(words)
 
 
+# Words that ask ("how many days", "how much", "how long", "how often"), not what is asked about.
+_ASKING = frozenset({"many", "much", "long", "often", "soon", "far"})
+
+
 def _unused_words_hint(question: str, docs: list[ParsedDoc]) -> str:
     """The question's words no document uses, when some are: relevance reads the documents' words,
     so "Under which jurisdiction's laws is this contract interpreted?" finds little in a contract
@@ -371,7 +375,8 @@ def _unused_words_hint(question: str, docs: list[ParsedDoc]) -> str:
     weights = [w for w in (weights_for(d.document.id) for d in docs) if w is not None]
     if not weights:
         return ""
-    unused = [word for st, word in surface_forms(question).items() if not any(w.uses(st) for w in weights)]
+    unused = [word for st, word in surface_forms(question).items()
+              if word not in _ASKING and not any(w.uses(st) for w in weights)]
     if not unused:
         return ""
     listed = ", ".join(f"'{w.removesuffix(chr(39) + 's')}'" for w in unused[:5])
