@@ -37,6 +37,7 @@ OUT = ROOT / "bench" / "out"
 def norm(label: str | None) -> str:
     t = " ".join(unicodedata.normalize("NFKC", label or "").replace("\u2019", "'").split()).lower()  # ";" may be U+037E
     t = re.sub(r"(\d)\.(?=\s|$)", r"\1", t)  # "3.3. applications" = "3.3 applications"
+    t = re.sub(r"^(\d+(?:\.\d+)*)\s+(?=[^\W\d_])", r"\1", t)  # "4.3fixtures" (a lost space) = "4.3 fixtures"
     return t.rstrip(" .:;")
 
 

@@ -313,3 +313,18 @@ def test_a_labelled_roman_article_with_a_run_in_title(text, label):
 ])
 def test_a_first_child_heading_opens_the_next_top_section_that_printed_no_heading(cands, labels):
     assert [s.label for s in build(cands, [], 100)] == labels
+
+
+@pytest.mark.parametrize(("cands", "labels"), [
+    # a clause number typed against its title, the space lost, numbers it all the same
+    ([(0, 1, "4. PRICING AND PAYMENT", True), (10, 1, "4.1Product Prices.", False),
+      (20, 1, "4.3Fixtures and Tooling. With respect to all tooling …", False),
+      (30, 1, "4.4ESTABLISHMENT Representations.", False)],
+     ["4. PRICING AND PAYMENT", "4.1 Product Prices.", "4.3 Fixtures and Tooling.", "4.4 ESTABLISHMENT Representations."]),
+    # not a single number ("4Taxes"), nor a word in lower case ("4.3percent of …"), nor one letter ("4.1A")
+    ([(0, 1, "4. PRICING AND PAYMENT", True), (10, 1, "5Taxes.", False), (20, 1, "4.3percent of the price.", False),
+      (30, 1, "4.1A The Company shall pay.", False)],
+     ["4. PRICING AND PAYMENT"]),
+])
+def test_a_clause_number_glued_to_its_title(cands, labels):
+    assert [s.label for s in build(cands, [], 100)] == labels

@@ -23,6 +23,9 @@ TITLE_MAX_WORDS = 12
 # "6.", "8.6", "Section 4.", "ARTICLE V", "II." — the number, then the rest (title or clause).
 # A doubled stop ("14.. Notices.") is a typing slip, not another numbering.
 _DECIMAL = re.compile(r"^(?:(?:section|article|clause)\s+)?(\d{1,2}(?:\.\d{1,2}){0,3})(\.{0,2})(?=\s|$)\s*(.*)$", re.I | re.S)
+# A clause number typed against its title, the space lost ("4.3Fixtures and Tooling", "3.2ESTABLISHMENT
+# Representations."): a number of two levels or more before a word of two letters or more in capitals.
+_GLUED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){1,3})()([A-Z][A-Za-z].*)$", re.S)
 # A dash or colon between a heading's number and its title ("ARTICLE 2 - PROGRAM", "Section 4: Fees").
 _SEPARATOR = re.compile(r"^[-\u2013\u2014:]\s+(?=[^\W\d_])")  # a letter: "5 - 10 units" is a range
 # "ARTICLE 2 - ENTERPRISE NAME 2.1 The …": the label word in capitals, its number, a separator or
@@ -156,7 +159,7 @@ def parse_number(text: str, heading: bool) -> tuple[str, tuple[int, ...], str] |
 
 def _parse_flat(t: str, heading: bool) -> tuple[str, tuple[int, ...], str] | None:
     """parse_number of a text already flattened (" ".join(text.split()))."""
-    if m := _DECIMAL.match(t):
+    if m := _DECIMAL.match(t) or _GLUED.match(t):
         num, dot, rest = m.groups()
         if not heading and "." not in num + dot:
             return None
