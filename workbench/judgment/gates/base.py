@@ -5,9 +5,12 @@ two ways."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from workbench.models import RejectionReason, UnitInfo
+
+if TYPE_CHECKING:
+    from workbench.text.weights import TermWeights
 
 
 @dataclass(frozen=True)
@@ -18,7 +21,7 @@ class QuoteInput:
     unit: UnitInfo = field(default_factory=UnitInfo)
     relevant: float = 0.5  # Settings.judgment.relevant
     source_type: str = ""  # the evidence item's (models.SOURCE_TYPES): some gates read only some kinds of text
-    weights: Any = None  # the document's TermWeights (text.weights), where known: which words are specific to it
+    weights: TermWeights | None = None  # the document's TermWeights (text.weights), where known: which words are specific to it
 
 
 @dataclass(frozen=True)

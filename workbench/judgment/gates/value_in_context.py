@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from workbench.judgment.facts import extract
 from workbench.judgment.gates.base import GateResult, QuoteInput
@@ -35,8 +36,10 @@ _SENTENCE_END = re.compile(r";\s+|(?<=[a-z)\]\"'”’][.!?])\s+(?=[\"“(\[]?[A
 _PREP = r"(?:\b(?:within|in|on|by|for|from|until|till|after|before|at|to)\s+)?"
 
 
+@lru_cache(maxsize=256)
 def _wh_removed(question: str) -> str:
-    """The parts of a question asking values, each without its wh-phrase ("within how many days")."""
+    """The parts of a question asking values, each without its wh-phrase ("within how many days");
+    remembered: a run judges one question against every quote it proposes."""
     return " ".join(re.sub(_PREP + f"(?:{rx.pattern})", " ", part, flags=rx.flags)
                     for part, _words, _kinds, rx in asked_parts(question))
 
