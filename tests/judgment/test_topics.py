@@ -147,6 +147,26 @@ def test_a_policy_about_audit_records_is_not_read_as_an_audit_rights_clause():
     assert p >= 0.5
 
 
+def test_the_reading_of_a_renewal_question_against_a_term_clause_and_a_renewal_clause():
+    """What gates.other_kind reads: the question asks about renewal; a clause that only fixes the
+    term is an expiration clause, not a renewal one; a clause that renews is one (quotes from cuad/
+    contracts' term sections)."""
+    from workbench.backends.engine import LexicalJudge
+    from workbench.text.weights import TermWeights
+
+    question = "Once the first term is over, does the contract carry on for further periods, and how long is each?"
+    term = "The term of this Agreement shall commence on the Effective Date and continue for six (6) months."
+    renews = ("This Agreement shall automatically renew for successive one (1) year periods unless either "
+              "party gives notice of non-renewal at least ninety (90) days before the end of the term.")
+    judge, contract = LexicalJudge(), TermWeights([term, renews], source_type="contract")
+    r = judge.kind_reading(question, term, contract)
+    assert r.asked == "Renewal Term" and r.asked_weight >= 0.5
+    assert r.p_asked < 0.5 and r.kind == "Expiration Date" and r.p_kind > 0.5
+    r = judge.kind_reading(question, renews, contract)
+    assert r.p_asked > 0.5
+    assert judge.kind_reading(question, term, TermWeights([term], source_type="policy")) is None
+
+
 def test_a_missing_topic_file_is_a_clear_error(tmp_path: Path):
     with pytest.raises(ConfigError, match="make fit-topics"):
         load_topics.__wrapped__(tmp_path / "topics.npz")

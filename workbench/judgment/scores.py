@@ -251,6 +251,14 @@ class LexicalJudge:
             return None
         return readable_kind(topics.categories[k])
 
+    def kind_reading(self, question: str, span: str, weights: TermWeights | None = None):
+        """The clause-topic model's reading of (question, span) — topics.KindReading — for a span of
+        a contract; None otherwise (a policy's "audit records" is no audit-rights clause)."""
+        if "topic" not in FEATURES["relevance"] or weights is None or weights.source_type != "contract":
+            return None
+        v = self._vecs([embed_form(question), embed_form(span)])
+        return self._topic_model().reading(v[0], question, v[1], span)
+
     def support(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None
                 ) -> np.ndarray:
         return self._score("support", claim, spans, weights)

@@ -92,6 +92,20 @@ def terms_of(text: str) -> set[str]:
 
 
 @dataclass(frozen=True)
+class KindReading:
+    """The clause-topic model's reading of one (question, span): the kind the question asks about
+    most (`asked`, with its share `asked_weight` of the ask, 0 when it asks about no kind), the
+    probability the span is a clause of that kind (`p_asked`), and the kind the span most likely is
+    (`kind`, `p_kind`). Probabilities at even odds (each head's classes weighed equally)."""
+
+    asked: str
+    asked_weight: float
+    p_asked: float
+    kind: str
+    p_kind: float
+
+
+@dataclass(frozen=True)
 class Topics:
     categories: tuple[str, ...]
     W: np.ndarray  # (dim, kinds): one logistic head per kind of clause, its vector part
@@ -158,6 +172,14 @@ class Topics:
         if not ask.any() or not len(span_vectors):
             return np.zeros(len(span_vectors), np.float64)
         return (self.kinds(span_vectors, span_texts) @ ask).astype(np.float64)
+
+    def reading(self, question_vector: np.ndarray, question: str, span_vector: np.ndarray, span: str) -> KindReading:
+        """What the question mostly asks about and what the span mostly is, as kinds of clause."""
+        ask = self.asked(question_vector, question)
+        p = self.kinds(np.asarray(span_vector, np.float32)[None, :], [span])[0]
+        k, j = int(np.argmax(ask)), int(np.argmax(p))
+        return KindReading(asked=self.categories[k], asked_weight=float(ask[k]), p_asked=float(p[k]),
+                           kind=self.categories[j], p_kind=float(p[j]))
 
     def top_kinds(self, question_vector: np.ndarray, question: str, n: int = 3) -> list[tuple[str, float]]:
         """The kinds a question asks about most, for rationales and diagnostics."""

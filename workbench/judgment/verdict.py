@@ -10,6 +10,7 @@ from typing import Any
 from workbench.config import JudgmentSettings
 from workbench.judgment.gates import QuoteInput, first_rejection
 from workbench.judgment.scores import get_judge
+from workbench.judgment.topics import KindReading
 from workbench.models import UnitInfo
 from workbench.text.weights import weights_for
 
@@ -36,10 +37,11 @@ def judge_evidence(question: str, evidence: Any, relevance: float,
     j = judgment or _JUDGMENT
     unit = evidence.unit or UnitInfo()
     kind = clause_kind(question, evidence.exact_quote, evidence.document_id) if relevance >= j.relevant else None
+    weights = weights_for(getattr(evidence, "document_id", None))
     return judge_quote(question, evidence.exact_quote, relevance, trimmed_from=unit.trimmed_from,
                        at_clause=unit.at_clause, kind=kind, lead=unit.lead_in, judgment=j,
-                       source_type=getattr(evidence, "source_type", "") or "",
-                       weights=weights_for(getattr(evidence, "document_id", None)))
+                       source_type=getattr(evidence, "source_type", "") or "", weights=weights,
+                       kinds=kind_reading(question, evidence.exact_quote, weights) if relevance >= j.relevant else None)
 
 
 
@@ -61,20 +63,28 @@ def clause_kind(question: str, quote: str, document_id: str | None = None) -> st
     return kind(question, quote, weights_for(document_id)) if kind is not None else None
 
 
+def kind_reading(question: str, quote: str, weights: Any = None) -> KindReading | None:
+    """The clause-topic model's reading of (question, quote) for a contract's quote (`weights` its
+    document's); None otherwise or for a judge without topics."""
+    reading = getattr(get_judge(), "kind_reading", None)
+    return reading(question, quote, weights) if reading is not None else None
+
+
 def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: int = 0, at_clause: bool = True,
                 kind: str | None = None, lead: str = "", judgment: JudgmentSettings | None = None,
-                source_type: str = "", weights: Any = None) -> QuoteVerdict:
+                source_type: str = "", weights: Any = None, kinds: KindReading | None = None) -> QuoteVerdict:
     """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
     states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference)
     — the gates `judgment.gates` names, in order (workbench/judgment/gates). `kind`: the kind of
     clause the quote is, as the question asks (clause_kind), for the rationale; `lead`: the lead-in
     of the list the quote is an item of, which the relevance read with it; `source_type`: the
     evidence item's (a contract's hedge words are terms of art, gates.hedge); `weights`: its
-    document's TermWeights (which of the question's words are specific, gates.value_in_context)."""
+    document's TermWeights (which of the question's words are specific, gates.value_in_context);
+    `kinds`: the clause-topic model's reading of (question, quote) (kind_reading, gates.other_kind)."""
     j = judgment or _JUDGMENT
     q = " ".join(quote.split())
     unit = UnitInfo(lead_in=lead, trimmed_from=trimmed_from, at_clause=at_clause)
-    hit = first_rejection(QuoteInput(question, q, relevance, unit, j.relevant, source_type, weights), j.gates)
+    hit = first_rejection(QuoteInput(question, q, relevance, unit, j.relevant, source_type, weights, kinds), j.gates)
     if hit is not None:
         return QuoteVerdict(False, hit.reason, hit.rationale,
                             relevance if hit.keeps_score else relevance * j.rejected_score_factor)

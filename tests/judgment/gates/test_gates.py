@@ -259,3 +259,31 @@ def test_value_in_context_reads_the_lead_in_with_its_item():
 def test_value_in_context_without_weights_counts_every_word_of_the_question():
     # no document weights: "HDI" counts like any other word, and the sentence naming HDI passes
     assert GATES["value_in_context"](QuoteInput(CURE, HOSTING[6], 0.9, UnitInfo(), relevant=0.5)) is None
+
+
+OTHER_KIND = [  # (asked, its share of the ask, P(quote is it), the quote's likeliest kind, its P, passes)
+    ("Renewal Term", 0.95, 0.22, "Expiration Date", 1.00, False),  # a term clause for "does it renew?"
+    ("Renewal Term", 0.95, 0.00, "Warranty Duration", 0.99, False),  # a warranty's 30 days for it
+    ("Renewal Term", 0.95, 0.81, "Expiration Date", 0.99, True),  # a term clause that renews: it is both
+    ("Renewal Term", 0.95, 0.45, "Renewal Term", 0.45, True),  # of no kind at even odds: the relevance decides
+    ("Renewal Term", 0.95, 0.30, "Expiration Date", 0.49, True),  # another kind, but below even odds
+    ("Renewal Term", 0.30, 0.10, "Expiration Date", 0.99, True),  # the question is spread over kinds
+    # "How can either party end this agreement?" read as half post-termination: too loose to reject by
+    ("Post-Termination Services", 0.54, 0.01, "Termination For Convenience", 0.92, True),
+    ("Change Of Control", 0.90, 0.22, "Anti-Assignment", 1.00, False),  # consent to assign, no change of control
+]
+
+
+@pytest.mark.parametrize(("asked", "share", "p_asked", "kind", "p_kind", "passes"), OTHER_KIND)
+def test_other_kind(asked, share, p_asked, kind, p_kind, passes):
+    from workbench.judgment.topics import KindReading
+
+    reading = KindReading(asked=asked, asked_weight=share, p_asked=p_asked, kind=kind, p_kind=p_kind)
+    hit = GATES["other_kind"](QuoteInput("Does it renew?", "The term is one year.", 0.9, kinds=reading))
+    assert (hit is None) is passes
+    if hit:
+        assert hit.reason == "does_not_address_question" and "not the" in hit.rationale
+
+
+def test_other_kind_without_a_reading_passes():  # not a contract's quote, or a judge without topics
+    assert GATES["other_kind"](QuoteInput("Does it renew?", "The term is one year.", 0.9)) is None

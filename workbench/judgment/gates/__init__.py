@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from workbench.judgment.gates import dangling_reference, fragment, hedge, relevance, value_asked, value_in_context
+from workbench.judgment.gates import (
+    dangling_reference,
+    fragment,
+    hedge,
+    other_kind,
+    relevance,
+    value_asked,
+    value_in_context,
+)
 from workbench.judgment.gates.base import GateResult, QuoteInput
 
 GATES: dict[str, Callable[[QuoteInput], GateResult | None]] = {
-    m.NAME: m.check for m in (relevance, hedge, fragment, dangling_reference, value_asked, value_in_context)}
+    m.NAME: m.check for m in (relevance, other_kind, hedge, fragment, dangling_reference, value_asked, value_in_context)}
 
 
 def first_rejection(inp: QuoteInput, names: Sequence[str]) -> GateResult | None:

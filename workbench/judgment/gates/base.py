@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from workbench.models import RejectionReason, UnitInfo
 
 if TYPE_CHECKING:
+    from workbench.judgment.topics import KindReading
     from workbench.text.weights import TermWeights
 
 
@@ -22,6 +23,7 @@ class QuoteInput:
     relevant: float = 0.5  # Settings.judgment.relevant
     source_type: str = ""  # the evidence item's (models.SOURCE_TYPES): some gates read only some kinds of text
     weights: TermWeights | None = None  # the document's TermWeights (text.weights), where known: which words are specific to it
+    kinds: KindReading | None = None  # the clause-topic model's reading of (question, quote), for a contract's quote
 
 
 @dataclass(frozen=True)
