@@ -300,6 +300,11 @@ LEXICAL_FIT: dict[str, tuple[float, ...]] = {
 _KIND_WORDS = {"ip": "IP", "rofr/rofo/rofn": "right of first refusal, offer or negotiation"}
 
 
+def with_article(kind: str) -> str:
+    """A kind of clause as a rationale says it, with its article: "an expiration date", "a cap on liability"."""
+    return ("an " if kind[:1] in "aeiou" else "a ") + kind
+
+
 def readable_kind(category: str) -> str:
     """A CUAD category as a reviewer reads it: "Cap On Liability" -> "cap on liability"."""
     low = category.lower()

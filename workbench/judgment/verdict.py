@@ -9,7 +9,7 @@ from typing import Any
 
 from workbench.config import JudgmentSettings
 from workbench.judgment.gates import QuoteInput, first_rejection
-from workbench.judgment.scores import get_judge
+from workbench.judgment.scores import get_judge, with_article
 from workbench.judgment.topics import KindReading
 from workbench.models import UnitInfo
 from workbench.text.weights import weights_for
@@ -93,7 +93,7 @@ def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: in
     if lead:
         part += f'; read as an item of the list introduced by "{lead_tail(lead)}"'
     if kind and relevance >= j.relevant:
-        part = f"; a {kind} clause, the kind the question asks about" + part
+        part = f"; {with_article(kind)} clause, the kind the question asks about" + part
     return QuoteVerdict(True, None, f"Answers the question (relevance {relevance:.2f}); states it without hedging; "
                         f"self-contained{part}.", relevance)
 

@@ -287,3 +287,11 @@ def test_other_kind(asked, share, p_asked, kind, p_kind, passes):
 
 def test_other_kind_without_a_reading_passes():  # not a contract's quote, or a judge without topics
     assert GATES["other_kind"](QuoteInput("Does it renew?", "The term is one year.", 0.9)) is None
+
+
+def test_other_kind_says_which_kind_the_quote_is_in_words():
+    from workbench.judgment.topics import KindReading
+
+    reading = KindReading(asked="Renewal Term", asked_weight=0.77, p_asked=0.22, kind="Expiration Date", p_kind=1.0)
+    hit = GATES["other_kind"](QuoteInput("Does it renew?", "The term is six months.", 0.72, kinds=reading))
+    assert hit.rationale == "An expiration date clause (P 1.00), not the renewal term the question asks about (P 0.22)."

@@ -33,8 +33,14 @@ def check(inp: QuoteInput) -> GateResult | None:
     if k is None or k.asked_weight < ASKS or k.p_asked >= EVEN or k.p_kind < EVEN or k.kind == k.asked:
         return None
     return GateResult(NAME, "does_not_address_question",
-                      f"A {_readable(k.kind)} clause (P {k.p_kind:.2f}), not the {_readable(k.asked)} the question "
-                      f"asks about (P {k.p_asked:.2f}).", keeps_score=True)
+                      f"{_a_kind(k.kind).capitalize()} clause (P {k.p_kind:.2f}), not the {_readable(k.asked)} the "
+                      f"question asks about (P {k.p_asked:.2f}).", keeps_score=True)
+
+
+def _a_kind(kind: str) -> str:
+    from workbench.judgment.scores import readable_kind, with_article
+
+    return with_article(readable_kind(kind))
 
 
 def _readable(kind: str) -> str:
