@@ -30,7 +30,8 @@ def config_file() -> Path:
 
 
 # The gates of workbench/judgment/gates (its registry is checked against this list by a test).
-GateName = Literal["relevance", "other_kind", "hedge", "fragment", "dangling_reference", "value_asked", "value_in_context"]
+GateName = Literal["relevance", "other_kind", "hedge", "fragment", "dangling_reference", "value_asked", "value_in_context",
+                   "party_asked"]
 
 
 class JudgmentSettings(BaseModel):
@@ -56,7 +57,8 @@ class JudgmentSettings(BaseModel):
         "A relevant quote rejected by a later gate keeps this share of its relevance as its score, so "
         "it ranks below every verified quote in reviews and calibration."))
     gates: list[GateName] = Field(
-        ["relevance", "other_kind", "hedge", "fragment", "dangling_reference", "value_asked", "value_in_context"],
+        ["relevance", "other_kind", "hedge", "fragment", "dangling_reference", "value_asked", "value_in_context",
+         "party_asked"],
         description=(
         "The gates a quote must pass, in order (workbench/judgment/gates); the first that rejects "
         "decides the rejection reason. BENCHMARKS.md gives what each is worth."))

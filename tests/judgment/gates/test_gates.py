@@ -295,3 +295,52 @@ def test_other_kind_says_which_kind_the_quote_is_in_words():
     reading = KindReading(asked="Renewal Term", asked_weight=0.77, p_asked=0.22, kind="Expiration Date", p_kind=1.0)
     hit = GATES["other_kind"](QuoteInput("Does it renew?", "The term is six months.", 0.72, kinds=reading))
     assert hit.rationale == "An expiration date clause (P 1.00), not the renewal term the question asks about (P 0.22)."
+
+
+PARTY_ASKED = [  # (question, quote, passes): near-miss questions of bench/data/near_miss.tsv and their contracts' clauses
+    ("How many days' written notice must MMI give to terminate this Agreement without cause?",
+     "Dragon may terminate this agreement without cause by giving sixty (60) days written notice to MMI.", False),
+    ("How many days' written notice must Dragon give to terminate this Agreement without cause?",
+     "Dragon may terminate this agreement without cause by giving sixty (60) days written notice to MMI.", True),
+    ("What license does Company grant to Client?",
+     "Client hereby grants to Company a non-exclusive and limited license to use Client's trade names.", False),
+    ("What license does Client grant to Company?",
+     "Client hereby grants to Company a non-exclusive and limited license to use Client's trade names.", True),
+    ("How many days' written notice must Cano give to terminate this Agreement?",
+     "If Cano fails to make any payment when required by this Agreement, the Company shall have the option of "
+     "canceling this Agreement following the passage of ten (10) days after having given Cano written notice.", False),
+    # a party in general acts for the party asked too
+    ("How many days' written notice must MMI give to terminate this Agreement?",
+     "Either party may terminate this Agreement on ninety (90) days' written notice to the other.", True),
+    # passive: no actor named
+    ("Within how many days must Company deliver Company Products after an order?",
+     "Company Products shall be delivered within thirty (30) days after MMI's order.", True),
+    # the party asked is not in the quote: nothing reversed to read
+    ("Within how many days must HDI cure a breach after notice?",
+     "Dragon may terminate this agreement on sixty (60) days written notice.", True),
+    # no party asked: a thing after the auxiliary, a document part, a possessive, a general party
+    ("What bandwidth must the Internet connection of the Site's computer system have?",
+     "HDI shall maintain an Internet connection of at least T1 bandwidth.", True),
+    ("What buyout payment amount does Exhibit B specify?",
+     "Licensee shall pay the buyout amount set forth in Exhibit B.", True),
+    ("On which date does Lifeway's endorsement deal with Ludmila Smolyansky expire?",
+     "Ludmila Smolyansky shall endorse the products of Lifeway until December 31, 2017.", True),
+    ("May either side end the contract early without having to show a breach or other cause?",
+     "Dragon may terminate this agreement without cause by giving sixty (60) days written notice to MMI.", True),
+]
+
+
+@pytest.mark.parametrize(("question", "quote", "passes"), PARTY_ASKED)
+def test_party_asked(question, quote, passes):
+    hit = GATES["party_asked"](QuoteInput(question, quote, 0.9))
+    assert (hit is None) is passes
+    if hit:
+        assert hit.reason == "does_not_address_question" and "the question asks about" in hit.rationale
+
+
+def test_party_asked_reads_the_lead_in_with_its_item():
+    question = "How many days' written notice must MMI give to terminate this Agreement?"
+    item = "(a) on sixty (60) days written notice to MMI;"
+    lead = "Dragon may terminate this Agreement as follows:"
+    assert GATES["party_asked"](QuoteInput(question, item, 0.9, UnitInfo(lead_in=lead)))
+    assert GATES["party_asked"](QuoteInput(question, item, 0.9)) is None

@@ -13,6 +13,7 @@ from workbench.judgment.gates import (
     fragment,
     hedge,
     other_kind,
+    party_asked,
     relevance,
     value_asked,
     value_in_context,
@@ -20,7 +21,8 @@ from workbench.judgment.gates import (
 from workbench.judgment.gates.base import GateResult, QuoteInput
 
 GATES: dict[str, Callable[[QuoteInput], GateResult | None]] = {
-    m.NAME: m.check for m in (relevance, other_kind, hedge, fragment, dangling_reference, value_asked, value_in_context)}
+    m.NAME: m.check for m in (relevance, other_kind, hedge, fragment, dangling_reference, value_asked, value_in_context,
+                                party_asked)}
 
 
 def first_rejection(inp: QuoteInput, names: Sequence[str]) -> GateResult | None:
