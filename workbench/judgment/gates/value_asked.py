@@ -43,7 +43,11 @@ _ASKS: list[tuple[str, frozenset[str], re.Pattern[str]]] = [
         r"effective)\b", re.I)),
     ("an amount", frozenset({"amount", "number", "percent"}), re.compile(
         r"\bhow\s+much\b|\bwhat\s+(?:is\s+the\s+|was\s+the\s+|are\s+the\s+)?(?:(?:total|minimum|maximum|aggregate|"
-        r"annual|monthly)\s+)?(?:amount|sum|price|fee|cost)s?\b", re.I)),
+        r"annual|monthly)\s+)?(?:amount|sum|price|fee|cost)s?\b|"
+        # a figure of the accounts, whose'ever ("What was Bravatek's revenue in 2016?", "What were the Net Sales …")
+        r"\bwhat\s+(?:is|was|were|are)\s+(?:the\s+)?(?:[\w.&-]+(?:'s|’s|s'|s’)\s+)?(?:(?:total|net|gross|annual|"
+        r"monthly|yearly|quarterly|operating)\s+)*(?:revenues?|sales|income|earnings|profits?|turnover)\b"
+        r"(?=\s*(?:[?,]|$|(?:of|in|for|from|during|by|under|at|on|over|to|last|this|each|per|and)\b))", re.I)),
     ("a number", frozenset({"number", "amount"}), re.compile(r"\bhow\s+many\s+\w+", re.I)),
 ]
 

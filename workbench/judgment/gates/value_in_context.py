@@ -6,7 +6,9 @@ the question's more specific words — the upper half by IDF in the document, of
 document uses at all, the wh-phrase ("within how many days", "how much notice") and the
 agreement's own names ("agreement", "contract", "term") left out; a word of the same family
 counts ("terminate" finds "termination"). A question about the agreement's term is answered by a
-sentence naming the agreement ("This Agreement shall continue for five (5) years").
+sentence naming the agreement ("This Agreement shall continue for five (5) years"). A year the
+question names ("What were the Net Sales … in 1999?") must be named by that sentence too: "HDI shall
+receive ten percent (10%) of Net Sales" is no year's figure.
 
 Only questions `value_asked` gates are read here, and only quotes that state a value of the kind
 asked (else that gate decides). Without the document's word weights every question word counts.
@@ -31,6 +33,9 @@ NAME = "value_in_context"
 _AGREEMENT = frozenset(stem(w) for w in ("agreement", "contract", "term"))
 # a sentence ends at ";" or at a stop before a capital or an opening bracket ("Sec. 3.1" and "30.5" go on)
 _SENTENCE_END = re.compile(r";\s+|(?<=[a-z)\]\"'”’][.!?])\s+(?=[\"“(\[]?[A-Z(])")
+
+# a year a question asks about ("revenue in 2016"): the value must be that year's
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 # a preposition before the wh-phrase is part of it: "within how many days", "on what date"
 _PREP = r"(?:\b(?:within|in|on|by|for|from|until|till|after|before|at|to)\s+)?"
@@ -83,6 +88,11 @@ def check(inp: QuoteInput) -> GateResult | None:
     sentences = [lead + s for s in value_sentences(inp.quote, kinds)] or ([lead + inp.quote] if lead else [])
     if not any(value_sentences(s, kinds) for s in sentences):
         return None  # no value of the kind asked: `value_asked` decides
+    years = set(_YEAR.findall(_wh_removed(inp.question)))
+    if years and not any(years & set(_YEAR.findall(s)) for s in sentences):
+        return GateResult(NAME, "does_not_address_question",
+                          f"States a value of the kind asked, but not for {' or '.join(sorted(years))}: the sentence "
+                          f"that states it names no such year.")
     focus = focus_terms(inp.question, inp.weights)
     if not focus:
         return None
