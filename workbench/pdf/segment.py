@@ -245,8 +245,8 @@ def _contents_segments(segs: list[Segment]) -> set[int]:
     on its page (the document's title), then the entries after it, over as many pages as they run,
     up to the body: two segments in a row that are no entries (one alone, a page's notice, does
     not end them)."""
-    heads = [i for i, sg in enumerate(segs)
-             if (sg.kind == "heading" and _CONTENTS.match(sg.text)) or _CONTENTS_RUN_IN.match(sg.text)]
+    heads = [i for i, sg in enumerate(segs)  # "TABLE" read first: _CONTENTS_RUN_IN needs it, most segments lack it
+             if (sg.kind == "heading" and _CONTENTS.match(sg.text)) or ("TABLE" in sg.text and _CONTENTS_RUN_IN.match(sg.text))]
     pages: dict[str, set[int]] = {}
     for i in heads:
         pages.setdefault(" ".join(segs[i].text.lower().split()), set()).add(segs[i].page)
@@ -611,6 +611,9 @@ def _capitals(text: str) -> bool:
     return bool(letters) and sum(map(str.isupper, letters)) >= 0.8 * len(letters)
 
 
+_ALNUM = re.compile(r"[^\W_]")  # str.isalnum's characters, as the re module reads \w (less the underscore)
+
+
 def _segment(doc: ParsedDocument) -> list[Segment]:
     body = body_height(doc)
     furniture = doc.furniture
@@ -624,6 +627,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
         if start is None:
             return
         chunk = text[start:end]
+        page = doc.page_at(start)  # a chunk lies in one block, on one page
         # sentences, and an enumerated list inside one read as its lead-in and items (structure.item_starts)
         pieces = [piece for a, b in sentence_spans(chunk) for piece in structure.item_spans(chunk, a, b)]
         for n, (a, b) in enumerate(pieces):
@@ -632,20 +636,21 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
                 e -= 1
             while s < e and (text[s].isspace() or text[s] in "•·▪"):  # bullets are not quoted
                 s += 1
-            if e <= s or not any(c.isalnum() for c in text[s:e]):  # "[***]", "•": nothing to quote
+            piece = text[s:e]
+            if e <= s or not _ALNUM.search(piece):  # "[***]", "•": nothing to quote
                 continue
             at_line_start = s == start or text[s - 1] == "\n"
-            if at_line_start and (run_in_heading(text[s:e]) or (  # "2.4 Restrictive Covenants." opening a paragraph
+            if at_line_start and (run_in_heading(piece) or (  # "2.4 Restrictive Covenants." opening a paragraph
                     # "a) TERMINATION FOR BREACH. Either Party …", "(b) Obligations." over its paragraph
-                    structure.lettered_heading(text[s:e]) and (n + 1 < len(pieces) or len(text[s:e].split()) > 2))):
-                heading = " ".join(text[s:e].split())
-                out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "heading"))
-            elif n == 0 and (k := run_in_label(text[s:e])):  # "Dual Chunk Attention with YARN To expand …"
-                out.append(Segment(s, s + k, doc.page_at(s), text[s:s + k], heading, "heading"))
+                    structure.lettered_heading(piece) and (n + 1 < len(pieces) or len(piece.split()) > 2))):
+                heading = " ".join(piece.split())
+                out.append(Segment(s, e, page, piece, heading, "heading"))
+            elif n == 0 and (k := run_in_label(piece)):  # "Dual Chunk Attention with YARN To expand …"
+                out.append(Segment(s, s + k, page, text[s:s + k], heading, "heading"))
                 b = s + k + len(text[s + k:e]) - len(text[s + k:e].lstrip())
-                out.append(Segment(b, e, doc.page_at(b), text[b:e], heading, "sentence"))
+                out.append(Segment(b, e, page, text[b:e], heading, "sentence"))
             else:
-                out.append(Segment(s, e, doc.page_at(s), text[s:e], heading, "sentence"))
+                out.append(Segment(s, e, page, piece, heading, "sentence"))
 
     body_start: int | None = None
     body_end = 0
@@ -688,7 +693,7 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
             body_start = None
             pending_number = ln
             continue
-        if not vertical and _is_heading(lt, ln.y1 - ln.y0, body, prev_ends, alone) and not _opens_paragraph(lt) \
+        if prev_ends and not vertical and _is_heading(lt, ln.y1 - ln.y0, body, True, alone) and not _opens_paragraph(lt) \
                 and not _sentence_goes_on(doc, furniture, i, body) and not _clause_in_capitals(doc, furniture, i, body):
             flush(body_start, body_end)
             body_start = None

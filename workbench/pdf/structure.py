@@ -402,6 +402,8 @@ def item_starts(text: str, start: int = 0, end: int | None = None) -> list[int]:
 def item_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """text[start:end], one sentence, as its lead-in and the items of the list inside it (item_starts)."""
     cuts = item_starts(text, start, end)
+    if not cuts:  # most sentences hold no list
+        return [(start, end)]
     return list(zip([start, *cuts], [*cuts, end], strict=True))
 
 

@@ -70,14 +70,15 @@ def _abbreviation_before(text: str, start: int, dot: int) -> bool:
 def _last_word(text: str, start: int, end: int) -> str:
     """The last whitespace-separated word of text[start:end] ("" when none), as
     text[start:end].rsplit(None, 1)[-1] gives it, read back from `end` instead of copying and
-    splitting the whole sentence so far at every full stop."""
+    splitting the whole sentence so far at every full stop: the word starts after the last space
+    or line break (rfind, in C), and a rarer space inside what is left (U+2002, a tab) is split on
+    there, as split would."""
     e = end
     while e > start and text[e - 1].isspace():
         e -= 1
-    b = e
-    while b > start and not text[b - 1].isspace():
-        b -= 1
-    return text[b:e]
+    b = max(text.rfind(" ", start, e), text.rfind("\n", start, e), start - 1) + 1
+    word = text[b:e]
+    return word if word.isprintable() or not any(map(str.isspace, word)) else word.rsplit(None, 1)[-1]
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
