@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.pdf.structure import item_spans, item_starts, lettered_heading
+from workbench.pdf.structure import item_spans, item_starts, lettered_heading, may_hold_lists
 from workbench.text.sentences import sentence_spans
 
 TRIGGERS = ("This Agreement may be terminated upon the occurrence of any of the following events: (i) a material "
@@ -81,3 +81,15 @@ def test_sentences_end_at_item_and_heading_boundaries(text, sentences):
 ])
 def test_a_lettered_heading_is_a_title_not_a_clause(text, heading):
     assert lettered_heading(text) is heading
+
+
+@pytest.mark.parametrize("text", [
+    TRIGGERS,
+    "Fees are due monthly. The term is one year: 1. renewal; 2. notice.",
+    "The Seller shall deliver: (a) the goods; and (b) the invoice.\nNo list here. None here either.",
+    "Plain sentences only. Nothing enumerated: nothing at all.",
+])
+def test_a_block_read_as_holding_no_list_has_no_sentence_cut_into_items(text):
+    cut = any(item_starts(text, a, b) for a, b in sentence_spans(text))
+    assert may_hold_lists(text) or not cut
+    assert may_hold_lists(text) == (text != "Plain sentences only. Nothing enumerated: nothing at all.")

@@ -290,7 +290,7 @@ def _section_headings(doc: ParsedDocument, segs: list[Segment]) -> tuple[list[Se
             if not divisions or divisions[-1] != sg.start:
                 divisions.append(sg.start)
             titles[sg.start] = ""
-        elif (title := _division(doc, segs, i) or _matter(segs, i, numbered_yet)) is not None:
+        elif sg.kind == "heading" and (title := _division(doc, segs, i) or _matter(segs, i, numbered_yet)) is not None:
             if body_yet or title == _matter(segs, i, numbered_yet):
                 divisions.append(sg.start)
                 titles[sg.start] = title
@@ -629,7 +629,8 @@ def _segment(doc: ParsedDocument) -> list[Segment]:
         chunk = text[start:end]
         page = doc.page_at(start)  # a chunk lies in one block, on one page
         # sentences, and an enumerated list inside one read as its lead-in and items (structure.item_starts)
-        pieces = [piece for a, b in sentence_spans(chunk) for piece in structure.item_spans(chunk, a, b)]
+        pieces = [piece for a, b in sentence_spans(chunk) for piece in structure.item_spans(chunk, a, b)] \
+            if structure.may_hold_lists(chunk) else sentence_spans(chunk)
         for n, (a, b) in enumerate(pieces):
             s, e = start + a, start + b
             while e > s and text[e - 1].isspace():

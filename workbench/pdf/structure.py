@@ -399,6 +399,13 @@ def item_starts(text: str, start: int = 0, end: int | None = None) -> list[int]:
     return sorted(out)
 
 
+def may_hold_lists(text: str) -> bool:
+    """Whether any sentence of `text` (a block's text) can hold an enumerated list: one search of
+    the whole text for what item_starts needs first. A first item after a lead-in inside a
+    sentence is inside the text too, so where this finds none, item_spans cuts no sentence of it."""
+    return _FIRST_ITEM_AFTER_LEAD.search(text) is not None
+
+
 def item_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """text[start:end], one sentence, as its lead-in and the items of the list inside it (item_starts)."""
     cuts = item_starts(text, start, end)
