@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from workbench.config import JudgmentSettings
 from workbench.text import content_terms
 from workbench.text.terms import FUNCTION_WORDS, embed_form, same_family, stem
 from workbench.text.weights import TermWeights, weights_for
+
+if TYPE_CHECKING:
+    from workbench.judgment.topics import KindReading
 
 # The defaults of Settings.judgment (described there), for readers handed no settings; the
 # backends pass their own Settings.judgment.
@@ -251,7 +254,7 @@ class LexicalJudge:
             return None
         return readable_kind(topics.categories[k])
 
-    def kind_reading(self, question: str, span: str, weights: TermWeights | None = None):
+    def kind_reading(self, question: str, span: str, weights: TermWeights | None = None) -> KindReading | None:
         """The clause-topic model's reading of (question, span) — topics.KindReading — for a span of
         a contract; None otherwise (a policy's "audit records" is no audit-rights clause)."""
         if "topic" not in FEATURES["relevance"] or weights is None or weights.source_type != "contract":
