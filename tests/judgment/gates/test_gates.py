@@ -243,6 +243,11 @@ VALUE_IN_CONTEXT = [  # (question, quote, passes)
      "HDI shall receive ten percent (10%) of the Net Sales of Deerskin Products on the Site.", False),
     ("What were the Net Sales of Deerskin Products on the Site in 1999?",
      "Net Sales of Deerskin Products on the Site in 1999 were $412,000.", True),
+    # ... of the part that asks it: the law clause answers the other part, whatever the year
+    ("What law governs this agreement and what was the reseller's revenue in 2019?",
+     "This Agreement shall be governed by the laws of the State of California.", True),
+    ("What law governs this agreement and what was the reseller's revenue in 2019?",
+     "Reseller shall receive twenty percent (20%) of the revenue.", False),
     # no value of the kind asked, or no value asked: other gates decide
     (CURE, "HDI shall report to the Company.", True),
     ("How can either party terminate this agreement?", HOSTING[6], True),

@@ -78,6 +78,22 @@ def value_sentences(text: str, kinds: frozenset[str]) -> list[str]:
     return list(dict.fromkeys(_sentence_around(text, s, e) for s, e in spans))
 
 
+def _year_unmet(asked: list[tuple[str, str, frozenset[str], re.Pattern[str]]], sentences: list[str]) -> set[str]:
+    """The years asked that the quote's value is not given for: empty when some part whose kind of
+    value the quote states names no year, or names one its sentence names ("What law governs and what
+    was the revenue in 2019?": the law clause answers the first part, whatever the year)."""
+    unmet: set[str] = set()
+    for part, _words, kinds, rx in asked:
+        stated = [s for s in sentences if value_sentences(s, kinds)]
+        if not stated:
+            continue
+        years = set(_YEAR.findall(re.sub(_PREP + f"(?:{rx.pattern})", " ", part, flags=rx.flags)))
+        if not years or any(years & set(_YEAR.findall(s)) for s in stated):
+            return set()
+        unmet |= years
+    return unmet
+
+
 def check(inp: QuoteInput) -> GateResult | None:
     asked = asked_parts(inp.question)
     if not asked:
@@ -88,8 +104,8 @@ def check(inp: QuoteInput) -> GateResult | None:
     sentences = [lead + s for s in value_sentences(inp.quote, kinds)] or ([lead + inp.quote] if lead else [])
     if not any(value_sentences(s, kinds) for s in sentences):
         return None  # no value of the kind asked: `value_asked` decides
-    years = set(_YEAR.findall(_wh_removed(inp.question)))
-    if years and not any(years & set(_YEAR.findall(s)) for s in sentences):
+    years = _year_unmet(asked, sentences)
+    if years:
         return GateResult(NAME, "does_not_address_question",
                           f"States a value of the kind asked, but not for {' or '.join(sorted(years))}: the sentence "
                           f"that states it names no such year.")
