@@ -210,7 +210,7 @@ class ModelJudge:
         self._last: tuple[tuple, np.ndarray] | None = None  # support then contradiction read the same pairs
 
     def __getattr__(self, name: str):
-        # relevance, kind_of, features, word_matches, ranking: the lexical judge's
+        # relevance, kind_reading, features, word_matches, ranking: the lexical judge's
         return getattr(self.__dict__["lexical"], name)
 
     def probabilities(self, claim: str, spans: list[str], weights: Sequence[TermWeights | None] | None = None

@@ -241,19 +241,6 @@ class LexicalJudge:
             score = np.maximum(score, self._score("relevance", part, spans, weights))
         return score
 
-    def kind_of(self, question: str, span: str, weights: TermWeights | None = None) -> str | None:
-        """The kind of clause the question mostly asks about, in words, when the span (of a
-        contract: `weights` its document's) is one (P >= 0.5)."""
-        if "topic" not in FEATURES["relevance"] or weights is None or weights.source_type != "contract":
-            return None
-        topics = self._topic_model()
-        v = self._vecs([embed_form(question), embed_form(span)])
-        asked = topics.asked(v[0], question)
-        k = int(np.argmax(asked))
-        if asked[k] < 0.5 or topics.kinds(v[1:], [span])[0, k] < 0.5:
-            return None
-        return readable_kind(topics.categories[k])
-
     def kind_reading(self, question: str, span: str, weights: TermWeights | None = None) -> KindReading | None:
         """The clause-topic model's reading of (question, span) — topics.KindReading — for a span of
         a contract; None otherwise (a policy's "audit records" is no audit-rights clause)."""

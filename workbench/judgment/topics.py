@@ -104,6 +104,11 @@ class KindReading:
     kind: str
     p_kind: float
 
+    @property
+    def is_asked(self) -> bool:
+        """The question mostly asks about one kind, and the span is one (both at even odds)."""
+        return self.asked_weight >= 0.5 and self.p_asked >= 0.5
+
 
 @dataclass(frozen=True)
 class Topics:

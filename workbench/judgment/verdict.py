@@ -9,7 +9,7 @@ from typing import Any
 
 from workbench.config import JudgmentSettings
 from workbench.judgment.gates import QuoteInput, first_rejection
-from workbench.judgment.scores import get_judge, with_article
+from workbench.judgment.scores import get_judge, readable_kind, with_article
 from workbench.judgment.topics import KindReading
 from workbench.models import UnitInfo
 from workbench.text.weights import weights_for
@@ -36,12 +36,12 @@ def judge_evidence(question: str, evidence: Any, relevance: float,
     every backend's verdict rests on, so two backends cannot judge one quote two ways."""
     j = judgment or _JUDGMENT
     unit = evidence.unit or UnitInfo()
-    kind = clause_kind(question, evidence.exact_quote, evidence.document_id) if relevance >= j.relevant else None
     weights = weights_for(getattr(evidence, "document_id", None))
+    reading = kind_reading(question, evidence.exact_quote, weights) if relevance >= j.relevant else None
     return judge_quote(question, evidence.exact_quote, relevance, trimmed_from=unit.trimmed_from,
-                       at_clause=unit.at_clause, kind=kind, lead=unit.lead_in, judgment=j,
-                       source_type=getattr(evidence, "source_type", "") or "", weights=weights,
-                       kinds=kind_reading(question, evidence.exact_quote, weights) if relevance >= j.relevant else None)
+                       at_clause=unit.at_clause, kind=readable_kind(reading.asked) if reading and reading.is_asked else None,
+                       lead=unit.lead_in, judgment=j, source_type=getattr(evidence, "source_type", "") or "",
+                       weights=weights, kinds=reading)
 
 
 
@@ -52,15 +52,6 @@ class QuoteVerdict:
     reason: str | None  # a RejectionReason when not verified
     rationale: str
     score: float
-
-
-def clause_kind(question: str, quote: str, document_id: str | None = None) -> str | None:
-    """The kind of clause the question asks about (workbench.judgment.topics), written for a
-    reviewer ("governing law"), when the quote is one in a contract; None otherwise or for a judge
-    without topics."""
-    judge = get_judge()
-    kind = getattr(judge, "kind_of", None)
-    return kind(question, quote, weights_for(document_id)) if kind is not None else None
 
 
 def kind_reading(question: str, quote: str, weights: Any = None) -> KindReading | None:
@@ -76,7 +67,7 @@ def judge_quote(question: str, quote: str, relevance: float, *, trimmed_from: in
     """Seed 000's three criteria for one quote: it answers the question (learned relevance), it
     states rather than suggests (no hedge), and it is self-contained (whole, no dangling reference)
     — the gates `judgment.gates` names, in order (workbench/judgment/gates). `kind`: the kind of
-    clause the quote is, as the question asks (clause_kind), for the rationale; `lead`: the lead-in
+    clause the quote is, as the question asks (KindReading.is_asked), for the rationale; `lead`: the lead-in
     of the list the quote is an item of, which the relevance read with it; `source_type`: the
     evidence item's (a contract's hedge words are terms of art, gates.hedge); `weights`: its
     document's TermWeights (which of the question's words are specific, gates.value_in_context);

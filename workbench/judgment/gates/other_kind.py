@@ -18,6 +18,7 @@ rejected: BENCHMARKS.md "Clause units held out (#39)" counts both ways."""
 from __future__ import annotations
 
 from workbench.judgment.gates.base import GateResult, QuoteInput
+from workbench.judgment.scores import readable_kind, with_article
 
 NAME = "other_kind"
 
@@ -33,17 +34,5 @@ def check(inp: QuoteInput) -> GateResult | None:
     if k is None or k.asked_weight < ASKS or k.p_asked >= EVEN or k.p_kind < EVEN or k.kind == k.asked:
         return None
     return GateResult(NAME, "does_not_address_question",
-                      f"{_a_kind(k.kind).capitalize()} clause (P {k.p_kind:.2f}), not the {_readable(k.asked)} the "
-                      f"question asks about (P {k.p_asked:.2f}).", keeps_score=True)
-
-
-def _a_kind(kind: str) -> str:
-    from workbench.judgment.scores import readable_kind, with_article
-
-    return with_article(readable_kind(kind))
-
-
-def _readable(kind: str) -> str:
-    from workbench.judgment.scores import readable_kind
-
-    return readable_kind(kind)
+                      f"{with_article(readable_kind(k.kind)).capitalize()} clause (P {k.p_kind:.2f}), not the "
+                      f"{readable_kind(k.asked)} the question asks about (P {k.p_asked:.2f}).", keeps_score=True)

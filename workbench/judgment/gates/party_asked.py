@@ -7,14 +7,15 @@ grants to Company a … license".
 
 The question's party is the capitalised name right after its auxiliary, with no article, as
 contracts name their parties ("must MMI give", "does Company grant"; "must the Internet connection
-have" names a thing). The quote's actors are the names before its modal or granting verbs ("Dragon may",
-"the Company shall", "Client hereby grants"), read with the list's lead-in. The quote is rejected
-only when it names actors, none of them is the party asked, none is a party in general ("either
-party", "each Party", "the parties"), and the party asked is in it all the same, acted upon ("notice
-to MMI", "grants to Company"): a passive clause ("shall be delivered"), one that names no actor or
-does not name the party asked, passes, and so does any clause where the party asked acts. It reads sentence structure, not meaning, so a party
-named by its role in the question and by its name in the clause ("the Licensee" / "Acme") is not
-matched; where the question names none, the gate never runs."""
+have" names a thing). The quote's actors are the names before its modal or granting verbs ("Dragon
+may", "the Company shall", "Client hereby grants"), read with the list's lead-in. The quote is
+rejected only when it names actors, none of them is the party asked, none is a party in general
+("either party", "each Party", "the parties"), and the party asked is in it all the same, acted
+upon ("notice to MMI", "grants to Company"). A passive clause ("shall be delivered"), one that names
+no actor or does not name the party asked, passes, and so does any clause where the party asked
+acts. It reads sentence structure, not meaning, so a party named by its role in the question and by
+its name in the clause ("the Licensee" / "Acme") is not matched; where the question names none, the
+gate never runs."""
 
 from __future__ import annotations
 
@@ -40,15 +41,13 @@ _NOT_PARTY = frozenset(("this", "the", "such", "any", "all", "each", "either", "
                         "subject", "except", "nothing", "no", "party", "parties", "it", "they", "he", "she", "we",
                         "you", "there", "thereafter", "following", "after", "before", "during", "within", "unless",
                         "provided", "however", "where", "when", "as", "for", "to", "on", "by", "of", "and", "or"))
+# a document's parts are no party ("does Exhibit B specify")
+_PARTS = frozenset(("exhibit", "schedule", "section", "article", "appendix", "annex", "attachment", "clause"))
 
 
 def _key(name: str) -> str:
     words = [w for w in re.findall(r"[A-Za-z0-9&]+", name) if w.lower() not in _NOT_PARTY]
     return " ".join(words).lower()
-
-
-# a document's parts are no party ("does Exhibit B specify")
-_PARTS = frozenset(("exhibit", "schedule", "section", "article", "appendix", "annex", "attachment", "clause"))
 
 
 @lru_cache(maxsize=256)

@@ -45,8 +45,12 @@ _PREP = r"(?:\b(?:within|in|on|by|for|from|until|till|after|before|at|to)\s+)?"
 def _wh_removed(question: str) -> str:
     """The parts of a question asking values, each without its wh-phrase ("within how many days");
     remembered: a run judges one question against every quote it proposes."""
-    return " ".join(re.sub(_PREP + f"(?:{rx.pattern})", " ", part, flags=rx.flags)
-                    for part, _words, _kinds, rx in asked_parts(question))
+    return " ".join(_without_wh(part, rx) for part, _words, _kinds, rx in asked_parts(question))
+
+
+def _without_wh(part: str, rx: re.Pattern[str]) -> str:
+    """A part of a question without its wh-phrase and the preposition before it."""
+    return re.sub(_PREP + f"(?:{rx.pattern})", " ", part, flags=rx.flags)
 
 
 def focus_terms(question: str, weights: TermWeights | None = None) -> list[str]:
@@ -87,7 +91,7 @@ def _year_unmet(asked: list[tuple[str, str, frozenset[str], re.Pattern[str]]], s
         stated = [s for s in sentences if value_sentences(s, kinds)]
         if not stated:
             continue
-        years = set(_YEAR.findall(re.sub(_PREP + f"(?:{rx.pattern})", " ", part, flags=rx.flags)))
+        years = set(_YEAR.findall(_without_wh(part, rx)))
         if not years or any(years & set(_YEAR.findall(s)) for s in stated):
             return set()
         unmet |= years
