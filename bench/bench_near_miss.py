@@ -17,6 +17,10 @@ contract, verbatim).
   by bench/render_cuad_train.py (branch heldout-bench; their text is
   ../shared/corpus/cuad-train/txt/<stem>.txt):
       --questions bench/data/near_miss_heldout.tsv --pdf-dir /tmp/cuad-heldout --tag _heldout
+- bench/data/near_miss_heldout2.tsv: the third set, written blind from the text of 10 other
+  contracts of the first 40 cuad-train test-split ones (typeset to /tmp/cuad-heldout, as above),
+  committed before any run:
+      --questions bench/data/near_miss_heldout2.tsv --pdf-dir /tmp/cuad-heldout --tag _heldout2
 
 Scoring:
 - a near-miss question is right when the run's result is NO_AUTHORITATIVE_EVIDENCE (goal ≥ 90 %);

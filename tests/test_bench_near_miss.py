@@ -30,13 +30,15 @@ def test_coverage_of_a_one_token_gold_needs_that_token():
 
 
 HELDOUT = DATA.with_name("near_miss_heldout.tsv")
+HELDOUT2 = DATA.with_name("near_miss_heldout2.tsv")
 CUAD_TRAIN_TXT = CUAD.with_name("cuad-train") / "txt"
 
 
 @pytest.mark.parametrize("questions, txt_dir", [
     (DATA, CUAD / "txt"),  # the first set, on cuad/ contracts
     (HELDOUT, CUAD_TRAIN_TXT),  # the held-out set, on cuad-train test-split contracts
-], ids=["near_miss", "near_miss_heldout"])
+    (HELDOUT2, CUAD_TRAIN_TXT),  # the third set, on 10 other of those contracts
+], ids=["near_miss", "near_miss_heldout", "near_miss_heldout2"])
 def test_question_file_pairs_near_miss_and_answerable_by_shape_and_golds_are_verbatim(questions, txt_dir):
     rows = load(questions)
     assert Counter(r["kind"] for r in rows) == {"near-miss": 40, "answerable": 40}
@@ -57,7 +59,9 @@ def test_question_file_pairs_near_miss_and_answerable_by_shape_and_golds_are_ver
 
 
 def test_held_out_set_shares_no_contract_with_the_first_set_or_cuad():
-    held = {r["contract"] for r in load(HELDOUT)}
+    held, held2 = ({r["contract"] for r in load(f)} for f in (HELDOUT, HELDOUT2))
+    assert not held & held2
+    held |= held2
     assert not held & {r["contract"] for r in load(DATA)}
     if (CUAD / "pdf").is_dir():
         assert not held & {p.stem for p in (CUAD / "pdf").iterdir()}
