@@ -83,6 +83,10 @@ class TermWeights:
         uses weighs most (a claim's word the document lacks should cost the most)."""
         return math.log((self.n + 1) / (self._df.get(term, 0) + 0.5))
 
+    def sentences_with(self, term: str) -> int:
+        """How many of the document's sentences have this content term (a stem)."""
+        return self._df.get(term, 0)
+
     def uses(self, term: str) -> bool:
         """Whether any sentence of the document has this content term (a stem)."""
         return term in self._df

@@ -173,6 +173,53 @@ VALUE_ASKED = [  # (question, quote, passes)
     ("Which state's law governs this agreement?",
      "GOVERNING LAW. Any lawsuit arising hereunder shall be brought in a court of competent venue.", False),
     ("Which state's law governs this agreement?", "This Agreement is governed by the laws of the State of Kansas.", True),
+    # a forum: a place named beside a court or an arbitration; a governing-law clause names none
+    ("Which courts hear lawsuits under this agreement?",
+     "This Agreement shall be governed by the laws of the State of Illinois.", False),
+    ("Which courts hear lawsuits under this agreement?",
+     "The parties submit to the exclusive jurisdiction of the state and federal courts located in New York City.", True),
+    ("Where would an arbitration between the parties be seated?",
+     "Each party waives any right to trial by jury in any proceeding arising out of this Agreement.", False),
+    ("Where would an arbitration between the parties be seated?", "The seat of the arbitration shall be Singapore.", True),
+    ("What forum does the Choice of Law and Forum clause name for lawsuits?",  # the heading's "Forum" names none
+     "15. Choice of Law and Forum - This Agreement will be governed by the laws of the State of Illinois.", False),
+    ("In which city will arbitration hearings take place?", "Arbitration shall take place in Chicago, Illinois.", True),
+    ("Where must a party bring an action under the Supply Agreement?",  # a city the jurisdictions lack
+     "Any action involving the rights and duties of the parties shall be brought in the courts of Geneva.", True),
+    ("Where must a party bring an action under the Supply Agreement?",
+     "Any action shall be brought in a court of competent jurisdiction.", False),
+    # a year: a date without one does not say it
+    ("In what year was the Distributor Agreement made?", "THIS AGREEMENT, made as of the 1st day of December, by and "
+     "between the parties.", False),
+    ("In what year was the Distributor Agreement made?", "THIS AGREEMENT, made as of the 1st day of December, 2005.", True),
+    # an interest rate is a percentage: a price per unit is none
+    ("What interest rate applies to late payments?", "Company shall refund $1.00 per pager delivered.", False),
+    ("What interest rate applies to late payments?", "Late payments bear interest at one percent (1%) per month.", True),
+    # a share, a number of things, a price or a limit under another name; a redacted figure states none
+    ("What share of its annual requirement must Buyer purchase from Seller?",
+     "Buyer shall purchase [*] of its annual requirement from Seller.", False),
+    ("What share of its annual requirement must Buyer purchase from Seller?",
+     "Buyer shall purchase eighty percent (80%) of its annual requirement from Seller.", True),
+    ("What is the maximum number of pagers a customer may receive?",
+     "The airtime provider may market additional pagers to all customers.", False),
+    ("What is the maximum number of pagers a customer may receive?", "No customer may receive more than two pagers.",
+     True),
+    ("What is the maximum number of pagers a customer may receive?",  # a footer crossed at a page break
+     "The provider may market additional pagers to any account with a  Page 1 of 6  Purchase Customer.", False),
+    ("What purchase price does the buyer pay for the assets?",
+     "The buyer and the seller shall execute the purchase agreement in the form of Exhibit A.", False),
+    ("What purchase price does the buyer pay for the assets?", "The purchase price for the assets is $2,500,000.", True),
+    ("What minimum limits must the liability insurance carry?",
+     "Each party shall maintain a general liability insurance policy with minimum limits of [*].", False),
+    # a clause's own number is no value: a heading answers no "how much"
+    ("How much royalty per unit does the distributor pay?", "5. Royalties payable by the distributor.", False),
+    ("How much royalty per unit does the distributor pay?", "5. The distributor shall pay $0.50 per unit.", True),
+    ("What does the license fee cover?", "The license fee covers support and updates.", True),  # no value asked
+    # nothing paid is an amount: "no upfront compensation" answers what is paid up front
+    ("What upfront compensation does the Producer receive?", "It will receive no upfront compensation for the rights.",
+     True),
+    ("What percentage of net receipts is paid on recorded products?",  # nothing paid is no percentage
+     "No royalties will be paid on printed products until costs are recouped.", False),
     # no value asked: a clause, a condition, a yes/no, several things at once
     ("When may a party terminate this agreement?", "Either party may terminate upon a material breach.", True),
     ("What happens to confidential information on termination?", "Each party shall return it.", True),
@@ -248,6 +295,18 @@ VALUE_IN_CONTEXT = [  # (question, quote, passes)
      "This Agreement shall be governed by the laws of the State of California.", True),
     ("What law governs this agreement and what was the reseller's revenue in 2019?",
      "Reseller shall receive twenty percent (20%) of the revenue.", False),
+    # a date asked of an event is the date of that event
+    ("On which date does the endorsement deal expire?",
+     "This Endorsement Agreement is made this 14th day of March, 2016, by and between Lifeway and Individual.", False),
+    ("On which date does the endorsement deal expire?", "The endorsement deal shall terminate on 31 December 2017.",
+     True),
+    ("On what date did the regulator approve this agreement?",
+     "This Agreement is made and entered into as of the 1st day of November, 2002.", False),
+    ("On what date did the parties sign this agreement?",
+     "This Agreement is made and entered into as of the 1st day of November, 2002.", True),
+    ("On what date does the Term of this Agreement commence?", "The Term shall commence on the 1st day of September 2004.",
+     True),
+    ("What is the Effective Date of the Hosting Agreement?", "This Agreement is dated as of 09/24/2018.", True),  # no event
     # no value of the kind asked, or no value asked: other gates decide
     (CURE, "HDI shall report to the Company.", True),
     ("How can either party terminate this agreement?", HOSTING[6], True),
@@ -261,7 +320,36 @@ def test_value_in_context(question, quote, passes):
     assert (hit is None) is passes
     if hit:
         assert hit.reason == "does_not_address_question" and ("of something else" in hit.rationale
-                                                              or "names no such year" in hit.rationale)
+                                                              or "names no such year" in hit.rationale
+                                                              or "does not name that event" in hit.rationale)
+
+
+PIPELINE = [  # a transport contract naming each meter once, its parties everywhere
+    "Transporter shall receive gas for Shipper at the Agua Dulce meter.",
+    "Transporter shall maintain a minimum line pressure of 600 pounds per square inch gauge at Calvary.",
+    "Transporter shall deliver gas to Shipper at the primary delivery points.",
+    "Shipper shall pay Transporter the maximum tariff rate.",
+    "Transporter and Shipper shall keep records of all gas delivered.",
+    "This Agreement shall remain in force until October 31, 2012.",
+]
+RARE_NAMES = [  # (question, quote, passes): a name the document gives once must be the value's
+    ("What minimum line pressure must Transporter maintain at the Agua Dulce meter?", PIPELINE[1], False),
+    ("What minimum line pressure must Transporter maintain at Calvary?", PIPELINE[1], True),
+    ("What minimum line pressure must Transporter maintain at the Agua Dulce meter?",
+     "At the Agua Dulce meter Transporter shall maintain 450 pounds per square inch gauge.", True),
+    # a name the document uses everywhere (a party) or never (a paraphrase) is no such name
+    ("Until what date does the Transporter's contract remain in force?", PIPELINE[5], True),
+    ("Until what date does the Gasline contract remain in force?", PIPELINE[5], True),
+]
+
+
+@pytest.mark.parametrize(("question", "quote", "passes"), RARE_NAMES)
+def test_value_in_context_a_rarely_named_thing_is_stated_only_where_named(question, quote, passes):
+    hit = GATES["value_in_context"](QuoteInput(question, quote, 0.9, UnitInfo(), relevant=0.5,
+                                               weights=TermWeights(PIPELINE, "contract")))
+    assert (hit is None) is passes
+    if hit:
+        assert "names it in at most" in hit.rationale
 
 
 def test_value_in_context_reads_the_lead_in_with_its_item():

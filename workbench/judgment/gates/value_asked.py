@@ -1,11 +1,16 @@
 """Gate `value_asked`: a question that asks for a value — "how many days", "how much notice" (a
-period), "how much", "what percentage", "which state's law", "on what date" — is answered only by
-a quote that states a value of that kind (read by judgment.facts, the reader that judges claims). A clause on the topic that
+period), "how much", "what purchase price", "what percentage", "what share of", "what interest
+rate", "what is the maximum number of", "which state's law", "which courts" or "where would an
+arbitration be seated" (a forum), "on what date", "in what year" — is answered only by a quote
+that states a value of that kind (read by judgment.facts, the reader that judges claims). A clause on the topic that
 names no value ("may terminate on prior written notice", "Net Sales means …", "within [*****]
 days") is on the subject but does not answer: rejected as does_not_address_question, so a question
 the document does not answer gets NO_AUTHORITATIVE_EVIDENCE, and a reviewer can still mark the
 clause supported.
 
+The value must be the clause's: its own number ("5. Royalties payable by TL.") and a page footer
+it crosses ("Page 1 of 6") state none; a forum is a place named beside a court or an arbitration
+(a governing-law clause names none); nothing paid ("no upfront compensation") answers "how much".
 Only the question's own wh-phrase decides (a generic "when" or "what" asks for no value); a
 question asking several things (text.question_parts) is gated only when each part asks a value
 (one part may ask for a clause). How long a term runs or when it ends may be stated by the event
@@ -27,6 +32,17 @@ _ASKS: list[tuple[str, frozenset[str], re.Pattern[str]]] = [
     ("a governing law", frozenset({"jurisdiction"}), re.compile(
         r"\b(?:which|what)\s+(?:(?:state|country|jurisdiction)(?:'s|s')?\s+)?laws?\b|\blaws?\s+of\s+(?:which|what)\b|"
         r"\bunder\s+(?:which|what)\s+(?:state|country|jurisdiction)", re.I)),
+    # where a dispute is heard: a place named beside a court or an arbitration ("courts located in New
+    # York City"); a governing-law clause alone names no forum
+    ("a forum", frozenset({"forum"}), re.compile(
+        r"\b(?:which|what)\s+(?:\w+\s+)?(?:courts?|forum|venue|tribunal|seat)\b|"
+        r"\bin\s+(?:which|what)\s+(?:\w+\s+)?(?:courts?|city|county|forum|venue)\b|"
+        r"\bwhere\b[^?]*\b(?:arbitrat\w*|lawsuits?|suits?|actions?|disputes?|claims?|proceedings?|litigation|"
+        r"hearings?)\b", re.I)),
+    ("a year", frozenset({"year"}), re.compile(r"\b(?:what|which)\s+year\b", re.I)),
+    ("an interest rate", frozenset({"percent"}), re.compile(r"\bwhat\s+(?:\w+\s+){0,2}interest\s+rates?\b", re.I)),
+    ("a share", frozenset({"percent", "number"}), re.compile(
+        r"\bwhat\s+(?:\w+\s+)?(?:share|proportion|fraction)\s+of\b", re.I)),
     ("a percentage or rate", frozenset({"percent", "amount"}), re.compile(
         r"\bwhat\s+(?:percent(?:age)?|(?:\w+\s+)?rate)\b|\bat\s+what\s+rate\b|\bhow\s+many\s+percent", re.I)),
     ("a period", frozenset({"duration", "date", "end"}), re.compile(r"\bhow\s+long\b", re.I)),
@@ -41,14 +57,22 @@ _ASKS: list[tuple[str, frozenset[str], re.Pattern[str]]] = [
         r"\b(?:on|as\s+of|from|until|by)\s+what\s+date\b|\bwhat\s+(?:is\s+the\s+)?(?:\w+\s+)?date\b|"
         r"\bwhen\s+(?:does|did|will|is|was|do)\b[^?]*\b(?:expire|end|terminate|commence|begin|start|signed|dated|"
         r"effective)\b", re.I)),
-    ("an amount", frozenset({"amount", "number", "percent"}), re.compile(
-        r"\bhow\s+much\b|\bwhat\s+(?:is\s+the\s+|was\s+the\s+|are\s+the\s+)?(?:(?:total|minimum|maximum|aggregate|"
-        r"annual|monthly)\s+)?(?:amount|sum|price|fee|cost)s?\b|"
+    ("an amount", frozenset({"amount", "number", "percent", "none"}), re.compile(
+        r"\bhow\s+much\b|\bwhat\s+(?:is\s+the\s+|was\s+the\s+|are\s+the\s+)?"
+        r"(?:(?!(?:does|do|did|is|are|was|were|will|would|shall|should|must|can|may|happens?)\b)[\w-]+\s+){0,2}?"
+        r"(?:amount|sum|price|fee|cost|payment|compensation|salary|rent|royalty|commission|premium|deposit|"
+        r"penalty|bonus|limit)s?\b(?!\s+(?:terms?|schedules?|methods?|structure|obligations?|process|procedures?|"
+        r"provisions?|clauses?|mechanism|dates?|periods?)\b)|"
         # a figure of the accounts, whose'ever ("What was Bravatek's revenue in 2016?", "What were the Net Sales …")
         r"\bwhat\s+(?:is|was|were|are)\s+(?:the\s+)?(?:[\w.&-]+(?:'s|’s|s'|s’)\s+)?(?:(?:total|net|gross|annual|"
         r"monthly|yearly|quarterly|operating)\s+)*(?:revenues?|sales|income|earnings|profits?|turnover)\b"
         r"(?=\s*(?:[?,]|$|(?:of|in|for|from|during|by|under|at|on|over|to|last|this|each|per|and)\b))", re.I)),
-    ("a number", frozenset({"number", "amount"}), re.compile(r"\bhow\s+many\s+\w+", re.I)),
+    ("a number", frozenset({"number", "amount"}), re.compile(
+        r"\bhow\s+many\s+\w+|\bwhat\s+(?:is\s+|was\s+|are\s+)?(?:the\s+)?(?:(?:minimum|maximum|total)\s+)?number\s+of\b",
+        re.I)),
+    # a bound of anything measured: "What minimum line pressure must Transporter maintain?"
+    ("a figure", frozenset({"number", "amount", "percent", "duration"}), re.compile(
+        r"\bwhat\s+(?:is\s+|was\s+|are\s+)?(?:the\s+)?(?:minimum|maximum)\s+\w+", re.I)),
 ]
 
 
@@ -91,9 +115,55 @@ _ENDS_BY_EVENT = re.compile(
     r"\bend\s+of\s+(?:contract\s+)?year\s+\w+", re.I)
 
 
+# A clause's own number or letter opening the text ("5. Royalties payable by TL.", "(ii)") is no value.
+_MARKER = re.compile(r"\s*\(?(?:\d+(?:\.\d+)*|[ivxlcIVXLC]+|[a-zA-Z])(?:[.)]\s*|\s+)")
+# a running footer a quote crosses at a page break ("… with a  Page 1 of 6  Purchase Customer") states nothing
+_PAGE_FOOTER = re.compile(r"\bPage\s+\d+\s+of\s+\d+\b", re.I)
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+# "no upfront compensation", "free of charge": an amount of nothing answers "how much"
+_NONE_PAID = re.compile(r"\b(?:no|without(?:\s+any)?)\s+(?:(?:additional|further|other|upfront|up-front|separate|extra)\s+)?"
+                        r"(?:compensation|charge|fees?|payments?|costs?|royalt(?:y|ies)|consideration|rent|commissions?)\b|"
+                        r"\bfree\s+of\s+(?:any\s+)?charge\b|\bat\s+no\s+(?:additional\s+|extra\s+)?(?:cost|charge)\b", re.I)
+# a place names a forum when a court or an arbitration is named beside it (a heading's "Forum" names
+# none: "15. Choice of Law and Forum - This Agreement will be governed by the laws of Illinois")
+_FORUM_WORD = re.compile(r"\b(?:courts?|tribunals?|arbitrat\w*|venue|seat(?:ed)?|jurisdiction|litigat\w*|"
+                         r"brought|filed|commenced|instituted|heard)\b", re.I)
+
+
+# a city or county the list of jurisdictions lacks, named as the forum: "the courts of Geneva",
+# "arbitration in London", "courts located in Cook County"
+_FORUM_PLACE = re.compile(r"\b(?:courts?|tribunals?|arbitration|venue|seat)\b[^.;]{0,60}?\b(?:in|of|at)\s+(?:the\s+)?"
+                          r"(?:(?:City|County)\s+of\s+)?([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
+_NO_PLACE = frozenset({"Agreement", "Party", "Parties", "Company", "Section", "Article", "Court", "Courts", "Law", "Laws",
+                       "State", "Competent", "Any", "Such", "This", "Each", "Either", "Rules", "Arbitration"})
+
+
+def value_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int]]:
+    """Where `text` states a value of one of `kinds` (a redacted "[*****]" states nothing; the
+    clause's opening number is no value). Besides judgment.facts' kinds: "end" (a term ended by an
+    event), "year" (a year named), "forum" (a place, with a court or an arbitration named), "none"
+    (nothing paid: "no upfront compensation", "free of charge")."""
+    m = _MARKER.match(text)
+    mark = m.group().strip() if m and re.match(r"\s*\(?\d", text) else ""
+    skip = m.end() if mark and (mark[-1] in ".)" or "." in mark) else 0
+    footers = [m.span() for m in _PAGE_FOOTER.finditer(text)]
+    facts = [f for f in extract(text) if f.start >= skip and not any(a <= f.start < b for a, b in footers)]
+    spans = [(f.start, f.start + len(f.text)) for f in facts if f.kind in kinds]
+    if "end" in kinds:
+        spans += [m.span() for m in _ENDS_BY_EVENT.finditer(text)]
+    if "none" in kinds:
+        spans += [m.span() for m in _NONE_PAID.finditer(text)]
+    if "year" in kinds:
+        spans += [m.span() for m in _YEAR.finditer(text)]
+    if "forum" in kinds and _FORUM_WORD.search(text):
+        spans += [(f.start, f.start + len(f.text)) for f in facts if f.kind == "jurisdiction"]
+        spans += [m.span(1) for m in _FORUM_PLACE.finditer(text) if m.group(1).split()[0] not in _NO_PLACE]
+    return spans
+
+
 def states_value(kinds: frozenset[str], text: str) -> bool:
-    """Whether `text` states a fact of one of `kinds` (a redacted "[*****]" states nothing)."""
-    return any(f.kind in kinds for f in extract(text)) or ("end" in kinds and bool(_ENDS_BY_EVENT.search(text)))
+    """Whether `text` states a value of one of `kinds` (value_spans)."""
+    return bool(value_spans(text, kinds))
 
 
 def check(inp: QuoteInput) -> GateResult | None:
@@ -101,8 +171,7 @@ def check(inp: QuoteInput) -> GateResult | None:
     if asked is None:
         return None
     words, kinds = asked
-    text = f"{inp.unit.lead_in} {inp.quote}" if inp.unit.lead_in else inp.quote
-    if states_value(kinds, text):
+    if states_value(kinds, inp.quote) or (inp.unit.lead_in and states_value(kinds, inp.unit.lead_in)):
         return None
     return GateResult(NAME, "does_not_address_question",
                       f"On the question's subject (relevance {inp.relevance:.2f}) but states no value: the question asks "

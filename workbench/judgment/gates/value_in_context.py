@@ -8,7 +8,11 @@ agreement's own names ("agreement", "contract", "term") left out; a word of the 
 counts ("terminate" finds "termination"). A question about the agreement's term is answered by a
 sentence naming the agreement ("This Agreement shall continue for five (5) years"). A year the
 question names ("What were the Net Sales … in 1999?") must be named by that sentence too: "HDI shall
-receive ten percent (10%) of Net Sales" is no year's figure.
+receive ten percent (10%) of Net Sales" is no year's figure. A date asked of an event ("On which
+date does the endorsement deal expire?", "… did the FERC approve …") must be the date of that event:
+the sentence stating it names the event (_DATE_EVENTS: expiry, signing, commencement, approval,
+delivery, release); the preamble's "made this 14th day of March, 2016" dates none of them but the
+signing.
 
 Only questions `value_asked` gates are read here, and only quotes that state a value of the kind
 asked (else that gate decides). Without the document's word weights every question word counts.
@@ -20,9 +24,8 @@ import math
 import re
 from functools import lru_cache
 
-from workbench.judgment.facts import extract
 from workbench.judgment.gates.base import GateResult, QuoteInput
-from workbench.judgment.gates.value_asked import _ENDS_BY_EVENT, asked_parts
+from workbench.judgment.gates.value_asked import asked_parts, value_spans
 from workbench.text.terms import content_terms, same_family, stem, surface_forms
 from workbench.text.weights import TermWeights
 
@@ -76,9 +79,7 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 def value_sentences(text: str, kinds: frozenset[str]) -> list[str]:
     """The sentences of `text` that state a value of one of `kinds`."""
-    spans = [(f.start, f.start + len(f.text)) for f in extract(text) if f.kind in kinds]
-    if "end" in kinds:
-        spans += [m.span() for m in _ENDS_BY_EVENT.finditer(text)]
+    spans = value_spans(text, kinds)
     return list(dict.fromkeys(_sentence_around(text, s, e) for s, e in spans))
 
 
@@ -98,6 +99,63 @@ def _year_unmet(asked: list[tuple[str, str, frozenset[str], re.Pattern[str]]], s
     return unmet
 
 
+# The event whose date is asked, and the words by which a sentence dates that event: "On which date
+# does the endorsement deal expire?" is not answered by "This Agreement is made this 14th day of
+# March, 2016", nor "On what date did the FERC approve …" by the date the agreement was entered into.
+_DATE_EVENTS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [(re.compile(q, re.I), re.compile(s, re.I)) for q, s in (
+    (r"\b(?:expir\w*|ends?|ended|terminat\w*|laps\w*)\b",
+     r"\b(?:expir\w*|end(?:s|ed|ing)?|terminat\w*|laps\w*|until|through|anniversary)\b"),
+    (r"\b(?:sign(?:s|ed)?|execut\w*)\b", r"\b(?:sign\w*|execut\w*|made|entered|dated)\b"),
+    (r"\b(?:commenc\w*|begins?|began|starts?|started)\b",
+     r"\b(?:commenc\w*|begin\w*|start\w*|effective|from|as\s+of)\b"),
+    (r"\bapprov\w*", r"\bapprov\w*"),
+    (r"\bdeliver\w*", r"\bdeliver\w*"),
+    (r"\breleas\w*", r"\breleas\w*"),
+)]
+
+
+def _event_unmet(asked: list[tuple[str, str, frozenset[str], re.Pattern[str]]], sentences: list[str]) -> str:
+    """The event a date is asked of ("expire", "approve") that no sentence stating the date names;
+    "" when some part asking a date is met or names no such event, or no part asks a date."""
+    unmet = ""
+    for part, words, kinds, _rx in asked:
+        stated = [s for s in sentences if value_sentences(s, kinds)]
+        if not stated:
+            continue
+        if words != "a date":
+            return ""  # a part asking another kind of value is answered
+        events = [(m.group(), said) for ask, said in _DATE_EVENTS if (m := ask.search(part))]
+        if not events or any(said.search(s) for _, said in events for s in stated):
+            return ""
+        unmet = events[0][0]
+    return unmet
+
+
+# A name the question gives ("at the Agua Dulce meter", "its contract with MetroCall") that the
+# document uses in no more than RARE sentences: only those places can state its value.
+RARE = 2
+_NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|and\s+)?[A-Z0-9][\w'’-]*)*")
+_AGREEMENT_NAME = re.compile(r"\b(?:agreement|contract)s?\s*$", re.I)
+
+
+def _rare_names_unmet(question: str, sentences: list[str], weights: TermWeights | None) -> list[str]:
+    """The question's names (runs of capitalised words outside the wh-phrase; an agreement's name,
+    which may be this one's, left out) that the document uses in at most RARE sentences and that no
+    sentence stating the value names."""
+    if weights is None:
+        return []
+    have = {t for s in sentences for t in content_terms(s)}
+    unmet = []
+    for m in _NAME.finditer(_wh_removed(question)):
+        name = m.group().strip()
+        if _AGREEMENT_NAME.search(name):
+            continue
+        rare = [t for t in content_terms(name) if 0 < weights.sentences_with(t) <= RARE]
+        if rare and not any(same_family(t, h) for t in rare for h in have):
+            unmet.append(name)
+    return unmet
+
+
 def check(inp: QuoteInput) -> GateResult | None:
     asked = asked_parts(inp.question)
     if not asked:
@@ -113,6 +171,16 @@ def check(inp: QuoteInput) -> GateResult | None:
         return GateResult(NAME, "does_not_address_question",
                           f"States a value of the kind asked, but not for {' or '.join(sorted(years))}: the sentence "
                           f"that states it names no such year.")
+    event = _event_unmet(asked, sentences)
+    if event:
+        return GateResult(NAME, "does_not_address_question",
+                          f"States a date, but not when something is said to {event.lower()}: the sentence that "
+                          f"states it does not name that event.")
+    names = _rare_names_unmet(inp.question, sentences, inp.weights)
+    if names:
+        return GateResult(NAME, "does_not_address_question",
+                          f"States a value of the kind asked, but not of {', '.join(names)}: the document names it "
+                          f"in at most {RARE} places, and the sentence that states the value is not one of them.")
     focus = focus_terms(inp.question, inp.weights)
     if not focus:
         return None
