@@ -31,7 +31,7 @@ def config_file() -> Path:
 
 # The gates of workbench/judgment/gates (its registry is checked against this list by a test).
 GateName = Literal["relevance", "other_kind", "hedge", "fragment", "dangling_reference", "value_asked", "value_in_context",
-                   "party_asked"]
+                   "party_asked", "for_cause"]
 
 
 class JudgmentSettings(BaseModel):
@@ -58,7 +58,7 @@ class JudgmentSettings(BaseModel):
         "it ranks below every verified quote in reviews and calibration."))
     gates: list[GateName] = Field(
         ["relevance", "other_kind", "hedge", "fragment", "dangling_reference", "value_asked", "value_in_context",
-         "party_asked"],
+         "party_asked", "for_cause"],
         description=(
         "The gates a quote must pass, in order (workbench/judgment/gates); the first that rejects "
         "decides the rejection reason. BENCHMARKS.md gives what each is worth."))

@@ -448,3 +448,37 @@ def test_party_asked_reads_the_lead_in_with_its_item():
     lead = "Dragon may terminate this Agreement as follows:"
     assert GATES["party_asked"](QuoteInput(question, item, 0.9, UnitInfo(lead_in=lead)))
     assert GATES["party_asked"](QuoteInput(question, item, 0.9)) is None
+
+
+FOR_CAUSE = [  # (question, quote, passes)
+    # a termination for cause does not answer a question about terminating without one
+    ("May either side end the contract early without having to show a breach or other cause?",
+     "Either party may terminate this Agreement upon written notice if the other party materially breaches this "
+     "Agreement and fails to cure such breach within thirty (30) days.", False),
+    ("How many days' notice must the Licensee give to terminate the license for convenience?",
+     "Licensor may terminate this Agreement immediately if Licensee becomes insolvent or files for bankruptcy.", False),
+    ("How many days' written notice must MMI give to terminate this Agreement without cause?",
+     "MMI may terminate this Agreement upon an event of default by Dragon.", False),
+    # a right without cause answers, beside a right for cause too
+    ("May either side end the contract early without having to show a breach or other cause?",
+     "Either party may terminate this Agreement for any reason upon ninety (90) days' written notice.", True),
+    ("May either side end the contract early without having to show a breach or other cause?",
+     "Either party may terminate this Agreement at any time on sixty (60) days' notice, or at once upon a material "
+     "breach by the other party.", True),
+    ("How many days' notice must the Licensee give to terminate the license for convenience?",
+     "Licensee may terminate this Agreement upon thirty (30) days' notice; such termination shall not relieve either "
+     "party of liability for any breach before it.", True),  # a breach the termination leaves intact is no cause
+    # other questions, and quotes that end nothing, are not read
+    ("How can either party terminate this agreement?",
+     "Either party may terminate this Agreement if the other party materially breaches it.", True),
+    ("May either side end the contract early without having to show a breach or other cause?",
+     "Licensee shall indemnify Licensor against any breach of its warranties.", True),
+]
+
+
+@pytest.mark.parametrize(("question", "quote", "passes"), FOR_CAUSE)
+def test_for_cause(question, quote, passes):
+    hit = GATES["for_cause"](QuoteInput(question, quote, 0.9, UnitInfo(), relevant=0.5))
+    assert (hit is None) is passes
+    if hit:
+        assert hit.reason == "does_not_address_question" and "for cause" in hit.rationale

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from workbench.judgment.gates import (
     dangling_reference,
+    for_cause,
     fragment,
     hedge,
     other_kind,
@@ -22,7 +23,7 @@ from workbench.judgment.gates.base import GateResult, QuoteInput
 
 GATES: dict[str, Callable[[QuoteInput], GateResult | None]] = {
     m.NAME: m.check for m in (relevance, other_kind, hedge, fragment, dangling_reference, value_asked, value_in_context,
-                                party_asked)}
+                                party_asked, for_cause)}
 
 
 def first_rejection(inp: QuoteInput, names: Sequence[str]) -> GateResult | None:
