@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -29,5 +30,20 @@ def test_a_collector_switched_off_by_the_caller_stays_off():
         with collector_paused():
             pass
         assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_located_document_is_freed_without_the_collector(make_pdf):
+    """The document keeps its matcher and the matcher refers back to it weakly: dropping the last
+    reference frees both at once, with no cycle left for the collector."""
+    doc = open_pdf(make_pdf(["Hello world. The parties agree.", "Second page."]))
+    doc.sections()
+    assert doc.locate("The parties agree") is not None
+    gone = weakref.ref(doc)
+    gc.disable()
+    try:
+        del doc
+        assert gone() is None
     finally:
         gc.enable()

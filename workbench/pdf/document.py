@@ -117,8 +117,9 @@ class ParsedDocument:
 
     def __getstate__(self) -> dict:
         """Pickled without the PDF bytes (the store keeps them) and without derived values
-        (other layers' types, rebuilt on demand)."""
-        return {**self.__dict__, "pdf_bytes": None, "_derived": {}}
+        (other layers' types, rebuilt on demand) or the matcher (it refers to the document weakly;
+        rebuilt on first use)."""
+        return {**self.__dict__, "pdf_bytes": None, "_derived": {}, "_matcher": None}
 
     def derived(self, key: str, build: Callable[[], T]) -> T:
         """A value computed once from this document by a layer above (its vocabulary, term
