@@ -1,4 +1,4 @@
-"""open_pdf pauses the garbage collector while it builds words and lines, and leaves it as it was."""
+"""open_pdf and segments() pause the garbage collector while they build, and leave it as it was."""
 
 from __future__ import annotations
 
@@ -47,3 +47,10 @@ def test_a_located_document_is_freed_without_the_collector(make_pdf):
         assert gone() is None
     finally:
         gc.enable()
+
+
+def test_segments_leave_the_collector_on(make_pdf):
+    doc = open_pdf(make_pdf(["1. Term. This Agreement starts today.", "2. Law. It is governed by law."]))
+    assert doc.segments() and gc.isenabled()
+    doc.sections()
+    assert gc.isenabled()

@@ -79,17 +79,21 @@ T = TypeVar("T")
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a document's words and lines are built. Each Word
-    is a tuple subclass, which the collector tracks for good (plain tuples of numbers and strings
-    it stops tracking), so every full collection the build triggers walks all the words made so
-    far and frees none of them; pausing saves about a tenth of open_pdf's time on typeset contracts
-    (bench_ingest). The build makes tuples, strings and lists, no cycles; the collector is on again
-    (if it was) when the build ends or raises (a page over a cap)."""
+def collector_paused() -> Iterator[bool]:
+    """Pause the cyclic garbage collector while a document's pages are read, its words and lines
+    built, and its segments and sections found; yields whether it was on, so that a step inside
+    (OCR) can run with it as the caller had it. Each Word is a tuple subclass, which the collector
+    tracks for good (plain tuples of numbers and strings it stops tracking), so every full
+    collection walks all the words made so far and frees none of them; reading the pages makes each
+    page's raw words, lines and blocks, all kept until the build, and segmenting makes segments, all
+    kept: collections there walked them again and again and freed nothing (on the 40 typeset
+    contracts of bench_ingest, about a tenth of open_pdf + sections()). No cycle is made there
+    (a located document's matcher refers back to it weakly), so pausing holds no garbage back; the
+    collector is on again (if it was) when the step ends or raises (a page over a cap)."""
     was = gc.isenabled()
     gc.disable()
     try:
-        yield
+        yield was
     finally:
         if was:
             gc.enable()
@@ -215,7 +219,8 @@ class ParsedDocument:
         """Sentences/clauses and headings in reading order; a heading is never glued to the
         sentence after it."""
         if self._segments is None:
-            self._segments, self.__dict__["_sections"] = segment.segment_and_sections(self)
+            with collector_paused():  # segments and sections are kept: collections here free nothing
+                self._segments, self.__dict__["_sections"] = segment.segment_and_sections(self)
         return self._segments
 
     def sections(self) -> list[structure.Section]:
@@ -439,35 +444,41 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     chars_so_far = words_so_far = 0  # extracted so far, checked page by page so memory stays bounded
     mupdf().TOOLS.reset_mupdf_warnings()
     try:
-        for pno in range(doc.page_count):
-            page = doc[pno]
-            number = pno + 1
-            shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
-            boxes: list = []
-            try:
-                blocks = page_blocks(page, boxes)
-            except UnmappedText:  # symbols, not words: read as a page without text
-                blocks = []
-                unmapped.append(number)
-            except Exception:  # a page MuPDF cannot interpret: keep the rest of the document
-                blocks = []
-                failed.append(number)
-            chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
-                                                                       words_so_far, settings)
-            per_page.append(blocks)
-            per_page_boxes.append(boxes if blocks else None)
-            rects.append(page.rect)  # kept: loading the page again for its size cost a page load
-        no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
-        want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
-            [n for n in no_layer if n not in failed]
-        if want:
-            ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
-            for n in ocr_read:  # its lines are OCR's now: their boxes are taken in the build
-                per_page_boxes[n - 1] = None
-        add_word, new_word = words.append, _new_word
-        line_x: list[tuple[float, float]] = []  # each line's left and right edge, kept (line_x())
-        add_x = line_x.append
-        with collector_paused():  # a tracked Word a word, all kept: collections here free nothing
+        # pages read and words built without collections: all kept, nothing to free (collector_paused)
+        with collector_paused() as collector_was_on:
+            for pno in range(doc.page_count):
+                page = doc[pno]
+                number = pno + 1
+                shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
+                boxes: list = []
+                try:
+                    blocks = page_blocks(page, boxes)
+                except UnmappedText:  # symbols, not words: read as a page without text
+                    blocks = []
+                    unmapped.append(number)
+                except Exception:  # a page MuPDF cannot interpret: keep the rest of the document
+                    blocks = []
+                    failed.append(number)
+                chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
+                                                                           words_so_far, settings)
+                per_page.append(blocks)
+                per_page_boxes.append(boxes if blocks else None)
+                rects.append(page.rect)  # kept: loading the page again for its size cost a page load
+            no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
+            want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
+                [n for n in no_layer if n not in failed]
+            if want:
+                if collector_was_on:  # OCR runs with the collector as the caller had it
+                    gc.enable()
+                try:
+                    ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
+                finally:
+                    gc.disable()
+                for n in ocr_read:  # its lines are OCR's now: their boxes are taken in the build
+                    per_page_boxes[n - 1] = None
+            add_word, new_word = words.append, _new_word
+            line_x: list[tuple[float, float]] = []  # each line's left and right edge, kept (line_x())
+            add_x = line_x.append
             for pno, blocks in enumerate(per_page):
                 number = pno + 1
                 if pno:
