@@ -450,9 +450,10 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                 page = doc[pno]
                 number = pno + 1
                 shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
+                rect = page.rect  # once: a call into MuPDF, read by page_blocks and kept for the build
                 boxes: list = []
                 try:
-                    blocks = page_blocks(page, boxes)
+                    blocks = page_blocks(page, boxes, rect.width)
                 except UnmappedText:  # symbols, not words: read as a page without text
                     blocks = []
                     unmapped.append(number)
@@ -463,7 +464,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
                                                                            words_so_far, settings)
                 per_page.append(blocks)
                 per_page_boxes.append(boxes if blocks else None)
-                rects.append(page.rect)  # kept: loading the page again for its size cost a page load
+                rects.append(rect)  # kept: loading the page again for its size cost a page load
             no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
             want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
                 [n for n in no_layer if n not in failed]

@@ -58,12 +58,14 @@ def _may_be_unmapped(fitz: ModuleType, textpage: pymupdf.TextPage) -> bool:
     return _UNMAPPED.search(dump.decode("utf-8", "replace")) is not None
 
 
-def page_blocks(page: pymupdf.Page, line_boxes: list[LineBox] | None = None) -> list[list[list[RawWord]]]:
+def page_blocks(page: pymupdf.Page, line_boxes: list[LineBox] | None = None, width: float | None = None
+                ) -> list[list[list[RawWord]]]:
     """Blocks → lines → words, blocks in reading order (see order_blocks). Raises UnmappedText
     when most glyphs map to no character: the few that do are then no more than symbols ("(700;)&"
     for "(2003).") and must not be read as the page's words. Each line's box (_line_box) is taken
     once, for order_blocks and margin_icons_apart; with `line_boxes`, they are appended to it in
-    the order of the lines returned, for the caller that builds the page's lines."""
+    the order of the lines returned, for the caller that builds the page's lines. `width`: the
+    page's width, where the caller has its rect already (a page's rect is a call into MuPDF)."""
     fitz = mupdf()
     textpage = page.get_textpage(flags=fitz.TEXTFLAGS_WORDS)
     raw = textpage.extractWORDS()  # what page.get_text("words", textpage=textpage) returns, unsorted, unclipped
@@ -84,7 +86,8 @@ def page_blocks(page: pymupdf.Page, line_boxes: list[LineBox] | None = None) -> 
             else:
                 ln.append(w)
     body, numbers = line_numbers_apart([list(lines.values()) for lines in blocks.values()])
-    width = page.rect.width  # once: a page's rect is a call into MuPDF
+    if width is None:
+        width = page.rect.width  # once: a page's rect is a call into MuPDF
     ordered, cuts = split_straddling(body, width)
     boxes = {id(ln): _line_box(ln) for b in (*ordered, *numbers) for ln in b}  # lines kept alive: ids unique
     out = [part for b in order_blocks(ordered, width, cuts, boxes) for part in margin_icons_apart(b, boxes)] + numbers
