@@ -118,6 +118,9 @@ class ParsedDocument:
         self._segments: list[Segment] | None = None
         self._derived: dict[str, object] = {}
         self.ocr: dict[int, PageOcr] = {}  # pages read by OCR: engine, languages, word confidences
+        # True where open_pdf saw that the PDF has no outline (segment._outline then does not open
+        # the bytes again to read none); False when it has one or that is not known
+        self.no_outline = False
 
     def __getstate__(self) -> dict:
         """Pickled without the PDF bytes (the store keeps them) and without derived values
@@ -518,6 +521,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             per_page.clear()  # before the collector is on again: its first pass then walks no raw words
         meta = doc.metadata or {}
         pdf_labels = labels.pdf_page_labels(doc)
+        no_outline = _no_outline(doc)
         try:
             carries = active.find(doc).warning()
         except Exception:  # noqa: BLE001 - a warning is an extra; never fail ingest over it
@@ -563,8 +567,18 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     )
     parsed = ParsedDocument(document, data, text, pages, words, lines, pdf_labels)
     parsed.derived("line_x", lambda: line_x)
+    parsed.no_outline = no_outline
     parsed.ocr = dict(sorted(ocr_read.items()))
     return parsed
+
+
+def _no_outline(doc: pymupdf.Document) -> bool:
+    """Whether the PDF's catalog has no /Outlines (or a null one): MuPDF reads a PDF's outline from
+    there only, so the PDF has none; False where the catalog cannot be read."""
+    try:
+        return doc.xref_get_key(doc.pdf_catalog(), "Outlines")[0] == "null"
+    except Exception:  # noqa: BLE001 - unknown: the outline is read from the bytes as before
+        return False
 
 
 def _ocr(doc: pymupdf.Document, sha256: str, want: list[int], per_page: list[list], settings: Settings,

@@ -131,6 +131,8 @@ def _outline(doc: ParsedDocument) -> list[tuple[int, str]]:
     """(offset, title) of the PDF outline's entries, found on their pages; [] without an outline."""
     from workbench.pdf.mupdf import mupdf
 
+    if doc.no_outline:  # open_pdf saw no /Outlines in the catalog: opening the bytes again finds none
+        return []
     try:
         with mupdf().open(stream=doc.pdf_bytes, filetype="pdf") as pdf:
             toc = pdf.get_toc(simple=True)
