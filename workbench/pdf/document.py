@@ -178,18 +178,21 @@ class ParsedDocument:
             margins: list[list[int]] = [[] for _ in self.pages]
             boxes: list[list[tuple[int, float, float, float, str]]] = [[] for _ in self.pages]
             line_x = self.line_x()
-            for i, ln in enumerate(self.lines):
-                line_text = self.text[ln.start:ln.end]
-                per_page[ln.page - 1].append((i, ln.y0, ln.y1, line_text))
-                width = self.pages[ln.page - 1].width
+            text, widths = self.text, [p.width for p in self.pages]
+            for i, ln in enumerate(self.lines):  # names bound locally: a pass over every line
+                p = ln.page - 1
+                line_text = text[ln.start:ln.end]
+                per_page[p].append((i, ln.y0, ln.y1, line_text))
+                width = widths[p]
                 x0, x1 = line_x[i]
                 if x1 < 0.1 * width or x0 > 0.9 * width:
-                    margins[ln.page - 1].append(i)
-                boxes[ln.page - 1].append((i, x0, x1, ln.y0, line_text))
+                    margins[p].append(i)
+                boxes[p].append((i, x0, x1, ln.y0, line_text))
             beside = {k: v for page_lines in boxes for k, v in numbers_beside_words(page_lines).items()}
             furniture = furniture_lines(per_page, margins, beside)
+            line_no = _LINE_NO.match
             for page_lines in boxes:
-                if sum(1 for b in page_lines if _LINE_NO.match(b[4])) < LINE_NUMBERS_MIN:
+                if sum([1 for b in page_lines if line_no(b[4])]) < LINE_NUMBERS_MIN:
                     continue  # fewer bare numbers than margin_line_numbers needs: it would find none
                 lefts = sorted([b[1] for b in page_lines if any(map(str.isalpha, b[4]))])
                 if len(lefts) >= LINE_NUMBERS_MIN:
