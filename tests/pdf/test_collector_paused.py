@@ -1,8 +1,9 @@
-"""open_pdf pauses the garbage collector while it builds words and lines, and leaves it as it was."""
+"""open_pdf and segments() pause the garbage collector while they build, and leave it as it was."""
 
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -31,3 +32,25 @@ def test_a_collector_switched_off_by_the_caller_stays_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_located_document_is_freed_without_the_collector(make_pdf):
+    """The document keeps its matcher and the matcher refers back to it weakly: dropping the last
+    reference frees both at once, with no cycle left for the collector."""
+    doc = open_pdf(make_pdf(["Hello world. The parties agree.", "Second page."]))
+    doc.sections()
+    assert doc.locate("The parties agree") is not None
+    gone = weakref.ref(doc)
+    gc.disable()
+    try:
+        del doc
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
+def test_segments_leave_the_collector_on(make_pdf):
+    doc = open_pdf(make_pdf(["1. Term. This Agreement starts today.", "2. Law. It is governed by law."]))
+    assert doc.segments() and gc.isenabled()
+    doc.sections()
+    assert gc.isenabled()

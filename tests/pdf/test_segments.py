@@ -624,3 +624,18 @@ def test_a_contents_title_after_a_running_header_keeps_its_entries_out_of_the_se
             (1, "sentence", "WHEREAS the Repairer and the Company entered into a Global Maintenance Agreement as referenced."),
             (2, "heading", "1. DEFINITIONS")]
     assert _contents_segments(_segs(rows)) == set(range(5))
+
+
+def test_the_outline_is_read_where_the_pdf_has_one_and_skipped_where_it_has_none(make_pdf, tmp_path):
+    import pymupdf
+
+    plain = open_pdf(make_pdf([CONTRACT]))
+    assert plain.no_outline and plain.sections()  # numbered sections, no outline to open the bytes for
+    with pymupdf.open(make_pdf([CONTRACT])) as pdf:
+        pdf.set_toc([[1, "Term and Termination", 1]])
+        pdf.save(tmp_path / "outlined.pdf")
+    outlined = open_pdf(tmp_path / "outlined.pdf")
+    assert not outlined.no_outline
+    assert outlined.sections() == []  # the outline names the sections
+    last = [s for s in outlined.segments() if s.kind == "sentence"][-1]
+    assert last.heading == "Term and Termination"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import weakref
 from array import array
 from typing import TYPE_CHECKING
 
@@ -29,10 +30,19 @@ FIRST_PIECES_FOLLOWED = 12  # of those, the longest ones followed up line by lin
 
 class Matcher:
     def __init__(self, doc: ParsedDocument):
-        self.doc = doc
+        # a weak reference: the document keeps its matcher, and a strong one back would make the
+        # pair a cycle (tens of thousands of words) that only the cyclic collector frees
+        self._doc = weakref.ref(doc)
         self.keys, self.offs = key_stream(doc.text)
         self._stripped: tuple[str, array] | None = None
         self._line_keys: tuple[list[int], list[int], set[int]] | None = None
+
+    @property
+    def doc(self) -> ParsedDocument:
+        doc = self._doc()
+        if doc is None:
+            raise ReferenceError("the matcher's document is gone")
+        return doc
 
     # --- streams ---------------------------------------------------------------------------
     @property

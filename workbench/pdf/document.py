@@ -79,17 +79,21 @@ T = TypeVar("T")
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a document's words and lines are built. Each Word
-    is a tuple subclass, which the collector tracks for good (plain tuples of numbers and strings
-    it stops tracking), so every full collection the build triggers walks all the words made so
-    far and frees none of them; pausing saves about a tenth of open_pdf's time on typeset contracts
-    (bench_ingest). The build makes tuples, strings and lists, no cycles; the collector is on again
-    (if it was) when the build ends or raises (a page over a cap)."""
+def collector_paused() -> Iterator[bool]:
+    """Pause the cyclic garbage collector while a document's pages are read, its words and lines
+    built, and its segments and sections found; yields whether it was on, so that a step inside
+    (OCR) can run with it as the caller had it. Each Word is a tuple subclass, which the collector
+    tracks for good (plain tuples of numbers and strings it stops tracking), so every full
+    collection walks all the words made so far and frees none of them; reading the pages makes each
+    page's raw words, lines and blocks, all kept until the build, and segmenting makes segments, all
+    kept: collections there walked them again and again and freed nothing (on the 40 typeset
+    contracts of bench_ingest, about a tenth of open_pdf + sections()). No cycle is made there
+    (a located document's matcher refers back to it weakly), so pausing holds no garbage back; the
+    collector is on again (if it was) when the step ends or raises (a page over a cap)."""
     was = gc.isenabled()
     gc.disable()
     try:
-        yield
+        yield was
     finally:
         if was:
             gc.enable()
@@ -114,11 +118,15 @@ class ParsedDocument:
         self._segments: list[Segment] | None = None
         self._derived: dict[str, object] = {}
         self.ocr: dict[int, PageOcr] = {}  # pages read by OCR: engine, languages, word confidences
+        # True where open_pdf saw that the PDF has no outline (segment._outline then does not open
+        # the bytes again to read none); False when it has one or that is not known
+        self.no_outline = False
 
     def __getstate__(self) -> dict:
         """Pickled without the PDF bytes (the store keeps them) and without derived values
-        (other layers' types, rebuilt on demand)."""
-        return {**self.__dict__, "pdf_bytes": None, "_derived": {}}
+        (other layers' types, rebuilt on demand) or the matcher (it refers to the document weakly;
+        rebuilt on first use)."""
+        return {**self.__dict__, "pdf_bytes": None, "_derived": {}, "_matcher": None}
 
     def derived(self, key: str, build: Callable[[], T]) -> T:
         """A value computed once from this document by a layer above (its vocabulary, term
@@ -170,18 +178,21 @@ class ParsedDocument:
             margins: list[list[int]] = [[] for _ in self.pages]
             boxes: list[list[tuple[int, float, float, float, str]]] = [[] for _ in self.pages]
             line_x = self.line_x()
-            for i, ln in enumerate(self.lines):
-                line_text = self.text[ln.start:ln.end]
-                per_page[ln.page - 1].append((i, ln.y0, ln.y1, line_text))
-                width = self.pages[ln.page - 1].width
+            text, widths = self.text, [p.width for p in self.pages]
+            for i, ln in enumerate(self.lines):  # names bound locally: a pass over every line
+                p = ln.page - 1
+                line_text = text[ln.start:ln.end]
+                per_page[p].append((i, ln.y0, ln.y1, line_text))
+                width = widths[p]
                 x0, x1 = line_x[i]
                 if x1 < 0.1 * width or x0 > 0.9 * width:
-                    margins[ln.page - 1].append(i)
-                boxes[ln.page - 1].append((i, x0, x1, ln.y0, line_text))
+                    margins[p].append(i)
+                boxes[p].append((i, x0, x1, ln.y0, line_text))
             beside = {k: v for page_lines in boxes for k, v in numbers_beside_words(page_lines).items()}
             furniture = furniture_lines(per_page, margins, beside)
+            line_no = _LINE_NO.match
             for page_lines in boxes:
-                if sum(1 for b in page_lines if _LINE_NO.match(b[4])) < LINE_NUMBERS_MIN:
+                if sum([1 for b in page_lines if line_no(b[4])]) < LINE_NUMBERS_MIN:
                     continue  # fewer bare numbers than margin_line_numbers needs: it would find none
                 lefts = sorted([b[1] for b in page_lines if any(map(str.isalpha, b[4]))])
                 if len(lefts) >= LINE_NUMBERS_MIN:
@@ -214,7 +225,8 @@ class ParsedDocument:
         """Sentences/clauses and headings in reading order; a heading is never glued to the
         sentence after it."""
         if self._segments is None:
-            self._segments, self.__dict__["_sections"] = segment.segment_and_sections(self)
+            with collector_paused():  # segments and sections are kept: collections here free nothing
+                self._segments, self.__dict__["_sections"] = segment.segment_and_sections(self)
         return self._segments
 
     def sections(self) -> list[structure.Section]:
@@ -438,35 +450,42 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     chars_so_far = words_so_far = 0  # extracted so far, checked page by page so memory stays bounded
     mupdf().TOOLS.reset_mupdf_warnings()
     try:
-        for pno in range(doc.page_count):
-            page = doc[pno]
-            number = pno + 1
-            shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
-            boxes: list = []
-            try:
-                blocks = page_blocks(page, boxes)
-            except UnmappedText:  # symbols, not words: read as a page without text
-                blocks = []
-                unmapped.append(number)
-            except Exception:  # a page MuPDF cannot interpret: keep the rest of the document
-                blocks = []
-                failed.append(number)
-            chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
-                                                                       words_so_far, settings)
-            per_page.append(blocks)
-            per_page_boxes.append(boxes if blocks else None)
-            rects.append(page.rect)  # kept: loading the page again for its size cost a page load
-        no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
-        want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
-            [n for n in no_layer if n not in failed]
-        if want:
-            ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
-            for n in ocr_read:  # its lines are OCR's now: their boxes are taken in the build
-                per_page_boxes[n - 1] = None
-        add_word, new_word = words.append, _new_word
-        line_x: list[tuple[float, float]] = []  # each line's left and right edge, kept (line_x())
-        add_x = line_x.append
-        with collector_paused():  # a tracked Word a word, all kept: collections here free nothing
+        # pages read and words built without collections: all kept, nothing to free (collector_paused)
+        with collector_paused() as collector_was_on:
+            for pno in range(doc.page_count):
+                page = doc[pno]
+                number = pno + 1
+                shown_floor += _refuse_text_before_extracting(doc, page, name, number, shown_floor, settings)
+                rect = page.rect  # once: a call into MuPDF, read by page_blocks and kept for the build
+                boxes: list = []
+                try:
+                    blocks = page_blocks(page, boxes, rect.width)
+                except UnmappedText:  # symbols, not words: read as a page without text
+                    blocks = []
+                    unmapped.append(number)
+                except Exception:  # a page MuPDF cannot interpret: keep the rest of the document
+                    blocks = []
+                    failed.append(number)
+                chars_so_far, words_so_far = _refuse_text_after_extracting(blocks, name, number, chars_so_far,
+                                                                           words_so_far, settings)
+                per_page.append(blocks)
+                per_page_boxes.append(boxes if blocks else None)
+                rects.append(rect)  # kept: loading the page again for its size cost a page load
+            no_layer = [i + 1 for i, b in enumerate(per_page) if not b]
+            want = list(range(1, doc.page_count + 1)) if settings.ocr == "force" else \
+                [n for n in no_layer if n not in failed]
+            if want:
+                if collector_was_on:  # OCR runs with the collector as the caller had it
+                    gc.enable()
+                try:
+                    ocr_read, ocr_note = _ocr(doc, opened.sha256, want, per_page, settings, on_ocr, ocr_known)
+                finally:
+                    gc.disable()
+                for n in ocr_read:  # its lines are OCR's now: their boxes are taken in the build
+                    per_page_boxes[n - 1] = None
+            add_word, new_word = words.append, _new_word
+            line_x: list[tuple[float, float]] = []  # each line's left and right edge, kept (line_x())
+            add_x = line_x.append
             for pno, blocks in enumerate(per_page):
                 number = pno + 1
                 if pno:
@@ -505,6 +524,7 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
             per_page.clear()  # before the collector is on again: its first pass then walks no raw words
         meta = doc.metadata or {}
         pdf_labels = labels.pdf_page_labels(doc)
+        no_outline = _no_outline(doc)
         try:
             carries = active.find(doc).warning()
         except Exception:  # noqa: BLE001 - a warning is an extra; never fail ingest over it
@@ -550,8 +570,18 @@ def open_pdf(source: str | Path | bytes, *, password: str | None = None, filenam
     )
     parsed = ParsedDocument(document, data, text, pages, words, lines, pdf_labels)
     parsed.derived("line_x", lambda: line_x)
+    parsed.no_outline = no_outline
     parsed.ocr = dict(sorted(ocr_read.items()))
     return parsed
+
+
+def _no_outline(doc: pymupdf.Document) -> bool:
+    """Whether the PDF's catalog has no /Outlines (or a null one): MuPDF reads a PDF's outline from
+    there only, so the PDF has none; False where the catalog cannot be read."""
+    try:
+        return doc.xref_get_key(doc.pdf_catalog(), "Outlines")[0] == "null"
+    except Exception:  # noqa: BLE001 - unknown: the outline is read from the bytes as before
+        return False
 
 
 def _ocr(doc: pymupdf.Document, sha256: str, want: list[int], per_page: list[list], settings: Settings,

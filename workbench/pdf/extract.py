@@ -16,6 +16,8 @@ from workbench.pdf.furniture import _LINE_NO, LINE_NUMBERS_MIN, margin_line_numb
 from workbench.pdf.mupdf import mupdf
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     import pymupdf
 
 LINE_SEP = "\n"
@@ -44,16 +46,30 @@ UNMAPPED_MAX = 0.5  # share of a page's glyphs beyond which its text layer is no
 LineBox = tuple[float, float, float, float]
 
 
-def page_blocks(page: pymupdf.Page, line_boxes: list[LineBox] | None = None) -> list[list[list[RawWord]]]:
+def _may_be_unmapped(fitz: ModuleType, textpage: pymupdf.TextPage) -> bool:
+    """Whether the text page may hold a glyph _UNMAPPED counts. extractText, which counts them,
+    builds each character's box to keep only those on the page; MuPDF's own plain-text dump of
+    the text page writes every character of every line, boxes unread, in a fraction of the time,
+    so the characters extractText gives are among those: where the dump holds none, neither does
+    extractText. A character MuPDF cannot write as UTF-8 (a lone surrogate) decodes to U+FFFD
+    here, which _UNMAPPED matches, so it too sends the page to the exact count."""
+    low = fitz.mupdf
+    dump = low.fz_buffer_extract(low.fz_new_buffer_from_stext_page(textpage.this))
+    return _UNMAPPED.search(dump.decode("utf-8", "replace")) is not None
+
+
+def page_blocks(page: pymupdf.Page, line_boxes: list[LineBox] | None = None, width: float | None = None
+                ) -> list[list[list[RawWord]]]:
     """Blocks → lines → words, blocks in reading order (see order_blocks). Raises UnmappedText
     when most glyphs map to no character: the few that do are then no more than symbols ("(700;)&"
     for "(2003).") and must not be read as the page's words. Each line's box (_line_box) is taken
     once, for order_blocks and margin_icons_apart; with `line_boxes`, they are appended to it in
-    the order of the lines returned, for the caller that builds the page's lines."""
-    flags = mupdf().TEXTFLAGS_WORDS
-    textpage = page.get_textpage(flags=flags)
-    raw = page.get_text("words", flags=flags, sort=False, textpage=textpage)
-    unmapped = len(_UNMAPPED.findall(textpage.extractText()))
+    the order of the lines returned, for the caller that builds the page's lines. `width`: the
+    page's width, where the caller has its rect already (a page's rect is a call into MuPDF)."""
+    fitz = mupdf()
+    textpage = page.get_textpage(flags=fitz.TEXTFLAGS_WORDS)
+    raw = textpage.extractWORDS()  # what page.get_text("words", textpage=textpage) returns, unsorted, unclipped
+    unmapped = len(_UNMAPPED.findall(textpage.extractText())) if _may_be_unmapped(fitz, textpage) else 0
     if unmapped:
         mapped = sum(len(w[4]) for w in raw)
         if unmapped > UNMAPPED_MAX * (unmapped + mapped):
@@ -70,7 +86,8 @@ def page_blocks(page: pymupdf.Page, line_boxes: list[LineBox] | None = None) -> 
             else:
                 ln.append(w)
     body, numbers = line_numbers_apart([list(lines.values()) for lines in blocks.values()])
-    width = page.rect.width  # once: a page's rect is a call into MuPDF
+    if width is None:
+        width = page.rect.width  # once: a page's rect is a call into MuPDF
     ordered, cuts = split_straddling(body, width)
     boxes = {id(ln): _line_box(ln) for b in (*ordered, *numbers) for ln in b}  # lines kept alive: ids unique
     out = [part for b in order_blocks(ordered, width, cuts, boxes) for part in margin_icons_apart(b, boxes)] + numbers

@@ -93,10 +93,12 @@ def shown_glyphs_floor(doc: pymupdf.Document, page: pymupdf.Page, *, cap: int | 
     With `cap`, a page content stream too short to show more than cap glyphs is not scanned
     (it counts 0: still a floor); most pages take that path, so the check costs one read of
     the content stream."""
+    content = page.read_contents()
     forms: dict[int, list[tuple[str, int]]] = {}  # invoker xref (0 = the page) -> [(name, form xref)]
-    for xref, name, invoker, _bbox in page.get_xobjects():
-        forms.setdefault(invoker, []).append((name, xref))
-    n = _total(doc, forms, {}, cap, page.read_contents(), 0, 0, frozenset())
+    if b"Do" in content:  # else the page draws no form (_invocations finds no "/name Do"): none is read
+        for xref, name, invoker, _bbox in page.get_xobjects():
+            forms.setdefault(invoker, []).append((name, xref))
+    n = _total(doc, forms, {}, cap, content, 0, 0, frozenset())
     for annot in page.annots() or []:
         kind, value = doc.xref_get_key(annot.xref, "AP/N")
         if kind == "xref":

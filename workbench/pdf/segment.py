@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import islice
+from operator import itemgetter
 from typing import TYPE_CHECKING, Literal
 
 from workbench.pdf import structure
@@ -70,6 +71,9 @@ def _title_case(words: list[str]) -> bool:
     return bool(big) and all(w[0].isupper() for w in big) and words[0][0].isupper()
 
 
+_HEIGHT = itemgetter(0)
+
+
 def body_height(doc: ParsedDocument) -> float:
     """The line height of the body text: the median over characters, not over lines, so pages of
     short small-print lines (the IRS instructions' tax tables) do not make the body's own size
@@ -80,8 +84,11 @@ def body_height(doc: ParsedDocument) -> float:
     if not heights:
         return 0.0
     cap = 1.6 * heights[len(heights) // 2]
-    by_height = sorted([(h, ln.end - ln.start) for h, ln in zip(line_heights, doc.lines, strict=True) if h <= cap])
-    half, acc = sum(n for _h, n in by_height) / 2, 0
+    by_height = [(h, ln.end - ln.start) for h, ln in zip(line_heights, doc.lines, strict=True) if h <= cap]
+    # by height alone (a NaN is never <= cap): the height where the count reaches half is the same
+    # whatever order lines of one height are counted in, and tuples compare slower than floats
+    by_height.sort(key=_HEIGHT)
+    half, acc = sum([n for _h, n in by_height]) / 2, 0
     for h, n in by_height:
         acc += n
         if acc >= half:
@@ -131,6 +138,8 @@ def _outline(doc: ParsedDocument) -> list[tuple[int, str]]:
     """(offset, title) of the PDF outline's entries, found on their pages; [] without an outline."""
     from workbench.pdf.mupdf import mupdf
 
+    if doc.no_outline:  # open_pdf saw no /Outlines in the catalog: opening the bytes again finds none
+        return []
     try:
         with mupdf().open(stream=doc.pdf_bytes, filetype="pdf") as pdf:
             toc = pdf.get_toc(simple=True)
