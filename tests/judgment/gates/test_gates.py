@@ -214,6 +214,7 @@ VALUE_ASKED = [  # (question, quote, passes)
     # a clause's own number is no value: a heading answers no "how much"
     ("How much royalty per unit does the distributor pay?", "5. Royalties payable by the distributor.", False),
     ("How much royalty per unit does the distributor pay?", "5. The distributor shall pay $0.50 per unit.", True),
+    ("What royalty rate applies to Net Sales?", "5.5% of Net Sales is payable as a royalty.", True),  # no marker
     ("What does the license fee cover?", "The license fee covers support and updates.", True),  # no value asked
     # nothing paid is an amount: "no upfront compensation" answers what is paid up front
     ("What upfront compensation does the Producer receive?", "It will receive no upfront compensation for the rights.",

@@ -115,8 +115,9 @@ _ENDS_BY_EVENT = re.compile(
     r"\bend\s+of\s+(?:contract\s+)?year\s+\w+", re.I)
 
 
-# A clause's own number or letter opening the text ("5. Royalties payable by TL.", "(ii)") is no value.
-_MARKER = re.compile(r"\s*\(?(?:\d+(?:\.\d+)*|[ivxlcIVXLC]+|[a-zA-Z])(?:[.)]\s*|\s+)")
+# A clause's own number opening the text ("5. Royalties payable by TL.", "9.1 During …", "(3)") is no
+# value; "30 days" is.
+_MARKER = re.compile(r"\s*\(?\d+(?:\.\d+)*[.)]?(?=\s)")
 # a running footer a quote crosses at a page break ("… with a  Page 1 of 6  Purchase Customer") states nothing
 _PAGE_FOOTER = re.compile(r"\bPage\s+\d+\s+of\s+\d+\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -128,8 +129,6 @@ _NONE_PAID = re.compile(r"\b(?:no|without(?:\s+any)?)\s+(?:(?:additional|further
 # none: "15. Choice of Law and Forum - This Agreement will be governed by the laws of Illinois")
 _FORUM_WORD = re.compile(r"\b(?:courts?|tribunals?|arbitrat\w*|venue|seat(?:ed)?|jurisdiction|litigat\w*|"
                          r"brought|filed|commenced|instituted|heard)\b", re.I)
-
-
 # a city or county the list of jurisdictions lacks, named as the forum: "the courts of Geneva",
 # "arbitration in London", "courts located in Cook County"
 _FORUM_PLACE = re.compile(r"\b(?:courts?|tribunals?|arbitration|venue|seat)\b[^.;]{0,60}?\b(?:in|of|at)\s+(?:the\s+)?"
@@ -143,18 +142,15 @@ def value_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int]]:
     clause's opening number is no value). Besides judgment.facts' kinds: "end" (a term ended by an
     event), "year" (a year named), "forum" (a place, with a court or an arbitration named), "none"
     (nothing paid: "no upfront compensation", "free of charge")."""
-    m = _MARKER.match(text)
-    mark = m.group().strip() if m and re.match(r"\s*\(?\d", text) else ""
-    skip = m.end() if mark and (mark[-1] in ".)" or "." in mark) else 0
+    marker = _MARKER.match(text)
+    mark = marker.group().strip() if marker else ""
+    skip = marker.end() if mark and (mark[-1] in ".)" or "." in mark) else 0
     footers = [m.span() for m in _PAGE_FOOTER.finditer(text)]
     facts = [f for f in extract(text) if f.start >= skip and not any(a <= f.start < b for a, b in footers)]
     spans = [(f.start, f.start + len(f.text)) for f in facts if f.kind in kinds]
-    if "end" in kinds:
-        spans += [m.span() for m in _ENDS_BY_EVENT.finditer(text)]
-    if "none" in kinds:
-        spans += [m.span() for m in _NONE_PAID.finditer(text)]
-    if "year" in kinds:
-        spans += [m.span() for m in _YEAR.finditer(text)]
+    for kind, rx in (("end", _ENDS_BY_EVENT), ("none", _NONE_PAID), ("year", _YEAR)):
+        if kind in kinds:
+            spans += [m.span() for m in rx.finditer(text)]
     if "forum" in kinds and _FORUM_WORD.search(text):
         spans += [(f.start, f.start + len(f.text)) for f in facts if f.kind == "jurisdiction"]
         spans += [m.span(1) for m in _FORUM_PLACE.finditer(text) if m.group(1).split()[0] not in _NO_PLACE]
