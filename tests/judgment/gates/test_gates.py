@@ -184,6 +184,13 @@ VALUE_ASKED = [  # (question, quote, passes)
     ("What forum does the Choice of Law and Forum clause name for lawsuits?",  # the heading's "Forum" names none
      "15. Choice of Law and Forum - This Agreement will be governed by the laws of the State of Illinois.", False),
     ("In which city will arbitration hearings take place?", "Arbitration shall take place in Chicago, Illinois.", True),
+    # "where must disputes be resolved" is answered by the forum itself, a place or not
+    ("What law governs this agreement and where must disputes be resolved?",
+     "Such dispute shall be submitted to arbitration and resolved by a panel of three arbitrators.", True),
+    ("Where must disputes under this agreement be resolved?",
+     "Each party waives any right to trial by jury in any proceeding arising out of this Agreement.", False),
+    ("Where would an arbitration between the parties be seated?",  # a place asked: the forum alone does not say
+     "Such dispute shall be submitted to arbitration and resolved by a panel of three arbitrators.", False),
     ("Where must a party bring an action under the Supply Agreement?",  # a city the jurisdictions lack
      "Any action involving the rights and duties of the parties shall be brought in the courts of Geneva.", True),
     ("Where must a party bring an action under the Supply Agreement?",

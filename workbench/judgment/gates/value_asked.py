@@ -1,7 +1,8 @@
 """Gate `value_asked`: a question that asks for a value — "how many days", "how much notice" (a
 period), "how much", "what purchase price", "what percentage", "what share of", "what interest
 rate", "what is the maximum number of", "which state's law", "which courts" or "where would an
-arbitration be seated" (a forum), "on what date", "in what year" — is answered only by a quote
+arbitration be seated" (a place of dispute), "where must disputes be resolved" (a forum: a place
+or "submitted to arbitration"), "on what date", "in what year" — is answered only by a quote
 that states a value of that kind (read by judgment.facts, the reader that judges claims). A clause on the topic that
 names no value ("may terminate on prior written notice", "Net Sales means …", "within [*****]
 days") is on the subject but does not answer: rejected as does_not_address_question, so a question
@@ -9,8 +10,8 @@ the document does not answer gets NO_AUTHORITATIVE_EVIDENCE, and a reviewer can 
 clause supported.
 
 The value must be the clause's: its own number ("5. Royalties payable by TL.") and a page footer
-it crosses ("Page 1 of 6") state none; a forum is a place named beside a court or an arbitration
-(a governing-law clause names none); nothing paid ("no upfront compensation") answers "how much".
+it crosses ("Page 1 of 6") state none; a place of dispute is a place named beside a court or an
+arbitration (a governing-law clause names none); nothing paid ("no upfront compensation") answers "how much".
 Only the question's own wh-phrase decides (a generic "when" or "what" asks for no value); a
 question asking several things (text.question_parts) is gated only when each part asks a value
 (one part may ask for a clause). How long a term runs or when it ends may be stated by the event
@@ -32,11 +33,16 @@ _ASKS: list[tuple[str, frozenset[str], re.Pattern[str]]] = [
     ("a governing law", frozenset({"jurisdiction"}), re.compile(
         r"\b(?:which|what)\s+(?:(?:state|country|jurisdiction)(?:'s|s')?\s+)?laws?\b|\blaws?\s+of\s+(?:which|what)\b|"
         r"\bunder\s+(?:which|what)\s+(?:state|country|jurisdiction)", re.I)),
-    # where a dispute is heard: a place named beside a court or an arbitration ("courts located in New
-    # York City"); a governing-law clause alone names no forum
-    ("a forum", frozenset({"forum"}), re.compile(
-        r"\b(?:which|what)\s+(?:\w+\s+)?(?:courts?|forum|venue|tribunal|seat)\b|"
-        r"\bin\s+(?:which|what)\s+(?:\w+\s+)?(?:courts?|city|county|forum|venue)\b|"
+    # where a dispute is heard. A place asked ("which courts", "in which city", "where … be seated /
+    # filed / brought") is a place named beside a court or an arbitration ("courts located in New
+    # York City"); "where must disputes be resolved" is answered by the forum itself too ("submitted
+    # to arbitration"). A governing-law clause alone names neither.
+    ("a place of dispute", frozenset({"place"}), re.compile(
+        r"\b(?:which|what)\s+(?:\w+\s+)?(?:courts?|venue|tribunal|seat|city|county)\b|"
+        r"\bin\s+(?:which|what)\s+(?:\w+\s+)?(?:courts?|city|county|venue)\b|"
+        r"\bwhere\b[^?]*\b(?:seated|filed|brought|bring|commenced|instituted|located|take\s+place)\b", re.I)),
+    ("a forum", frozenset({"place", "forum"}), re.compile(
+        r"\bwhat\s+(?:\w+\s+)?forum\b|"
         r"\bwhere\b[^?]*\b(?:arbitrat\w*|lawsuits?|suits?|actions?|disputes?|claims?|proceedings?|litigation|"
         r"hearings?)\b", re.I)),
     ("a year", frozenset({"year"}), re.compile(r"\b(?:what|which)\s+year\b", re.I)),
@@ -137,10 +143,18 @@ _NO_PLACE = frozenset({"Agreement", "Party", "Parties", "Company", "Section", "A
                        "State", "Competent", "Any", "Such", "This", "Each", "Either", "Rules", "Arbitration"})
 
 
+# a forum named without a place: disputes sent to arbitration or to a court's jurisdiction
+_FORUM_NAMED = re.compile(
+    r"\b(?:submit\w*|refer\w*|resolv\w*|settl\w*|decid\w*|determin\w*)\b[^.;]{0,40}?\b(?:by|to|through|in)\s+"
+    r"(?:(?:binding|final|confidential)\s+)*arbitration\b|\bexclusive\s+jurisdiction\s+of\b|"
+    r"\bsubmit\w*\s+to\s+the\s+(?:(?:exclusive|non-exclusive)\s+)?jurisdiction\b", re.I)
+
+
 def value_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int]]:
     """Where `text` states a value of one of `kinds` (a redacted "[*****]" states nothing; the
     clause's opening number is no value). Besides judgment.facts' kinds: "end" (a term ended by an
-    event), "year" (a year named), "forum" (a place, with a court or an arbitration named), "none"
+    event), "year" (a year named), "place" (a place, with a court or an arbitration named), "forum" (disputes
+    sent to arbitration or to a court's jurisdiction), "none"
     (nothing paid: "no upfront compensation", "free of charge")."""
     marker = _MARKER.match(text)
     mark = marker.group().strip() if marker else ""
@@ -151,9 +165,11 @@ def value_spans(text: str, kinds: frozenset[str]) -> list[tuple[int, int]]:
     for kind, rx in (("end", _ENDS_BY_EVENT), ("none", _NONE_PAID), ("year", _YEAR)):
         if kind in kinds:
             spans += [m.span() for m in rx.finditer(text)]
-    if "forum" in kinds and _FORUM_WORD.search(text):
+    if "place" in kinds and _FORUM_WORD.search(text):
         spans += [(f.start, f.start + len(f.text)) for f in facts if f.kind == "jurisdiction"]
         spans += [m.span(1) for m in _FORUM_PLACE.finditer(text) if m.group(1).split()[0] not in _NO_PLACE]
+    if "forum" in kinds:
+        spans += [m.span() for m in _FORUM_NAMED.finditer(text)]
     return spans
 
 
