@@ -54,3 +54,25 @@ def test_segments_leave_the_collector_on(make_pdf):
     assert doc.segments() and gc.isenabled()
     doc.sections()
     assert gc.isenabled()
+
+
+def test_what_a_pause_made_is_old_and_nothing_stays_frozen(make_pdf):
+    """Words and segments made while the collector is paused go to the oldest generation (no young
+    pass walks them); the permanent generation is left empty."""
+    doc = open_pdf(make_pdf(["1. Term. This Agreement starts today.", "2. Law. It is governed by law."]))
+    assert gc.get_freeze_count() == 0
+    assert any(o is doc.words[0] for o in gc.get_objects(generation=2))
+    doc.sections()
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+def test_a_callers_frozen_objects_stay_frozen(make_pdf):
+    kept = [[]]  # frozen by the caller: in the permanent generation, which gc.get_objects() does not list
+    gc.freeze()
+    try:
+        assert not any(o is kept for o in gc.get_objects())
+        doc = open_pdf(make_pdf(["Hello world.", "Second page."]))
+        doc.sections()
+        assert gc.get_freeze_count() > 0 and not any(o is kept for o in gc.get_objects())
+    finally:
+        gc.unfreeze()

@@ -222,3 +222,10 @@ def test_every_cuad_clause_piece_of_hard_contracts_is_found(corpus: Path, prefix
     assert pieces
     missing = [q[:60] for q in pieces if doc.locate(q) is None]
     assert missing == []
+
+
+def test_an_ascii_key_is_its_letters_and_digits_lower_cased():
+    every = "".join(map(chr, range(128)))
+    assert key(every) == "".join(filter(str.isalnum, every.lower())) == "0123456789" + "abcdefghijklmnopqrstuvwxyz" * 2
+    assert key("Section 4.2(b) — Term") == "section42bterm"  # not ASCII: read a character at a time
+    assert key("Section 4.2(b) - Term") == "section42bterm"

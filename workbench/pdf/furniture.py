@@ -43,8 +43,11 @@ def _edge_rows(lines: list, at) -> list:
     return out
 
 
+_DIGITS = re.compile(r"[0-9]+")
+
+
 def signature(text: str) -> str:
-    return re.sub(r"[0-9]+", "#", key(text))
+    return _DIGITS.sub("#", key(text))
 
 
 def furniture_lines(pages: list[list[tuple[int, float, float, str]]],

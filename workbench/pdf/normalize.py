@@ -22,10 +22,14 @@ def char_key(ch: str) -> str:
     return k
 
 
+# An ASCII character that is not a letter or a digit (str.isalnum), mapped to nothing by str.translate.
+_ASCII_NOT_ALNUM = dict.fromkeys(c for c in range(128) if not chr(c).isalnum())
+
+
 def key(text: str) -> str:
     """The key of a quote: what must appear, contiguously, in the document's key stream."""
-    if text.isascii():
-        return "".join(filter(str.isalnum, text.lower()))
+    if text.isascii():  # its letters and digits, lower-cased: one pass in C, not a call a character
+        return text.lower().translate(_ASCII_NOT_ALNUM)
     get = _cache.get
     return "".join(get(c) or char_key(c) for c in text)
 

@@ -31,6 +31,9 @@ _END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+(?:[\"'\u201c\u2018(\[]?[A-Z
 # belongs to it.
 _ENUMERATOR = re.compile(r"(?:(?:section|article|clause|part)\s+)?\(?(?:\d+(?:\.\d+)*|[a-z]|[ivxlc]{1,6})(?:\.\.?|\))",
                          re.IGNORECASE)
+# _ENUMERATOR as it reads a text stripped of the whitespace around it (\s is str.isspace's characters,
+# and an enumerator neither starts nor ends on one): matched in place, the text is not copied to strip it.
+_STRIPPED_ENUMERATOR = re.compile(rf"\s*(?:{_ENUMERATOR.pattern})\s*", re.IGNORECASE)
 # "ARTICLE I." is a number, not an initial: it may end an enumerator ("… as follows:\nARTICLE I. SCOPE …")
 _LABELLED_ROMAN = re.compile(r"\b(?:ARTICLE|SECTION|PART|Article|Section|Part)\s+[IVXLC]{1,6}$")
 # Footnote calls at the end of a sentence: "accounts.24 25", "platforms.23" - the digits after a
@@ -86,24 +89,27 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     end = len(text) if end is None else end
     out: list[tuple[int, int]] = []
     s = start
+    enumerator = _ENUMERATOR.fullmatch  # on text[a:b] as sliced, with pos and endpos: no copy
+    stripped_enumerator = _STRIPPED_ENUMERATOR.fullmatch  # … as _ENUMERATOR on text[a:b].strip()
     for m in _END.finditer(text, start, end):
-        if m.group(0)[0] == "." and _abbreviation_before(text, s, m.start()) and not _ITEM_NEXT_LINE.match(text, m.end()) \
-                and not _LABELLED_ROMAN.search(text, s, m.start()):
+        at, e = m.span()
+        if text[at] == "." and _abbreviation_before(text, s, at) and not _ITEM_NEXT_LINE.match(text, e) \
+                and not _LABELLED_ROMAN.search(text, s, at):
             continue  # "Acme Inc. or …", "John A. Smith"; but "… in Exhibit B." | "l. “Reseller” shall …" ends
-        if _ENUMERATOR.fullmatch(text[s:m.end()].strip()):
+        if stripped_enumerator(text, s, e):
             continue
-        ls = text.rfind("\n", s, m.start()) + 1
-        ws = max(ls, max(text.rfind(" ", s, m.start()), text.rfind("\t", s, m.start())) + 1)
-        if (ls > s and _ENUMERATOR.fullmatch(text[ls:m.end()].strip()) and _ITEM_END.search(text, s, ls)) or (
-                ws > s and _ENUMERATOR.fullmatch(text[ws:m.end()]) and _ITEM_END_INLINE.search(text, s, ws)):
+        ls = text.rfind("\n", s, at) + 1
+        ws = max(ls, max(text.rfind(" ", s, at), text.rfind("\t", s, at)) + 1)
+        if (ls > s and stripped_enumerator(text, ls, e) and _ITEM_END.search(text, s, ls)) or (
+                ws > s and enumerator(text, ws, e) and _ITEM_END_INLINE.search(text, s, ws)):
             # "…communications;\n2.\nSystem caching;" or "… material breach; or ii. Insolvency …": the
             # enumerator opens the next item, it does not end this one; the item before ends at its ";"
-            ls = ls if ls > s and _ENUMERATOR.fullmatch(text[ls:m.end()].strip()) else ws
+            ls = ls if ls > s and stripped_enumerator(text, ls, e) else ws
             _push(text, s, ls, out)
             s = ls
             continue
-        _push(text, s, m.end(), out)
-        s = m.end()
+        _push(text, s, e, out)
+        s = e
     _push(text, s, end, out)
     return out
 
