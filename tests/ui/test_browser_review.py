@@ -79,7 +79,7 @@ def test_a_rejected_clause_marked_supported_on_review_is_cited_by_the_answer(con
         streamlit_idle(page)
         expect_highlight(page, governing, 10)
         page.get_by_role("button", name=re.compile(r"^Supported")).click()
-        page.get_by_text(f"{governing}: Supported (by Dana).").wait_for(timeout=30_000)
+        page.get_by_text(f"{governing}: Supported (by Dana).").wait_for(timeout=60_000)
 
         page.get_by_role("link", name="Answer").first.click()
         chip = page.locator("button.wb-chip", has_text=governing)
@@ -102,7 +102,7 @@ def test_a_rejected_clause_marked_supported_on_review_is_cited_by_the_answer(con
             streamlit_idle(page)
             expect_highlight(page, low_id, low_page)
             page.get_by_role("button", name=re.compile(rf"^{label}")).click()
-            page.get_by_text(f"{low_id}: {label} (by Dana).").wait_for(timeout=30_000)
+            page.get_by_text(f"{low_id}: {label} (by Dana).").wait_for(timeout=60_000)
             page.get_by_role("link", name="Answer").first.click()
             page.locator("button.wb-chip", has_text=governing).wait_for(timeout=60_000)
             assert (page.locator("button.wb-chip", has_text=low_id).count() > 0) is cited, label
