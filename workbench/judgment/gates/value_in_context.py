@@ -25,7 +25,7 @@ import re
 from functools import lru_cache
 
 from workbench.judgment.gates.base import GateResult, QuoteInput
-from workbench.judgment.gates.value_asked import asked_parts, value_spans
+from workbench.judgment.gates.value_asked import _YEAR, asked_parts, value_spans
 from workbench.text.terms import content_terms, same_family, stem, surface_forms
 from workbench.text.weights import TermWeights
 
@@ -36,9 +36,6 @@ NAME = "value_in_context"
 _AGREEMENT = frozenset(stem(w) for w in ("agreement", "contract", "term"))
 # a sentence ends at ";" or at a stop before a capital or an opening bracket ("Sec. 3.1" and "30.5" go on)
 _SENTENCE_END = re.compile(r";\s+|(?<=[a-z)\]\"'”’][.!?])\s+(?=[\"“(\[]?[A-Z(])")
-
-# a year a question asks about ("revenue in 2016"): the value must be that year's
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 # a preposition before the wh-phrase is part of it: "within how many days", "on what date"
 _PREP = r"(?:\b(?:within|in|on|by|for|from|until|till|after|before|at|to)\s+)?"
@@ -83,13 +80,21 @@ def value_sentences(text: str, kinds: frozenset[str]) -> list[str]:
     return list(dict.fromkeys(_sentence_around(text, s, e) for s, e in spans))
 
 
-def _year_unmet(asked: list[tuple[str, str, frozenset[str], re.Pattern[str]]], sentences: list[str]) -> set[str]:
+# Each part of the question (its text, what it asks in words, its wh-phrase) with the sentences of
+# the quote that state a value of the kind it asks.
+Stated = list[tuple[str, str, re.Pattern[str], list[str]]]
+
+
+def _stated(asked: list[tuple[str, str, frozenset[str], re.Pattern[str]]], sentences: list[str]) -> Stated:
+    return [(part, words, rx, [s for s in sentences if value_sentences(s, kinds)]) for part, words, kinds, rx in asked]
+
+
+def _year_unmet(by_part: Stated) -> set[str]:
     """The years asked that the quote's value is not given for: empty when some part whose kind of
     value the quote states names no year, or names one its sentence names ("What law governs and what
     was the revenue in 2019?": the law clause answers the first part, whatever the year)."""
     unmet: set[str] = set()
-    for part, _words, kinds, rx in asked:
-        stated = [s for s in sentences if value_sentences(s, kinds)]
+    for part, _words, rx, stated in by_part:
         if not stated:
             continue
         years = set(_YEAR.findall(_without_wh(part, rx)))
@@ -114,12 +119,11 @@ _DATE_EVENTS: list[tuple[re.Pattern[str], re.Pattern[str]]] = [(re.compile(q, re
 )]
 
 
-def _event_unmet(asked: list[tuple[str, str, frozenset[str], re.Pattern[str]]], sentences: list[str]) -> str:
+def _event_unmet(by_part: Stated) -> str:
     """The event a date is asked of ("expire", "approve") that no sentence stating the date names;
     "" when some part asking a date is met or names no such event, or no part asks a date."""
     unmet = ""
-    for part, words, kinds, _rx in asked:
-        stated = [s for s in sentences if value_sentences(s, kinds)]
+    for part, words, _rx, stated in by_part:
         if not stated:
             continue
         if words != "a date":
@@ -166,12 +170,13 @@ def check(inp: QuoteInput) -> GateResult | None:
     sentences = [lead + s for s in value_sentences(inp.quote, kinds)] or ([lead + inp.quote] if lead else [])
     if not any(value_sentences(s, kinds) for s in sentences):
         return None  # no value of the kind asked: `value_asked` decides
-    years = _year_unmet(asked, sentences)
+    by_part = _stated(asked, sentences)
+    years = _year_unmet(by_part)
     if years:
         return GateResult(NAME, "does_not_address_question",
                           f"States a value of the kind asked, but not for {' or '.join(sorted(years))}: the sentence "
                           f"that states it names no such year.")
-    event = _event_unmet(asked, sentences)
+    event = _event_unmet(by_part)
     if event:
         return GateResult(NAME, "does_not_address_question",
                           f"States a date, but not when something is said to {event.lower()}: the sentence that "
